@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/forcesample"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// serverFlags are the flags of everything that runs a wdext server.
+type serverFlags struct {
+	host, upstream, chromedriver string
+	allowedHosts, allowedOrigins string
+	maxBody                      int64
+	sessionTimeout               time.Duration
+	logLevel                     string
+}
+
+func (f *serverFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
+	fs.StringVar(&f.upstream, "upstream", "", "URL of a running WebDriver server or grid to front (default: start chromedriver)")
+	fs.StringVar(&f.chromedriver, "chromedriver", "", "chromedriver binary (default: $PATH, then /usr/bin/chromedriver)")
+	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names accepted in the Host header besides IP addresses and localhost")
+	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated Origin values accepted (default: none)")
+	fs.Int64Var(&f.maxBody, "max-body", 256<<20, "largest request body in bytes")
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", 0, "delete sessions idle longer than this (0: never)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+}
+
+// stack is a wdext server with its upstream, ready to serve.
+type stack struct {
+	server   *webdriver.Server
+	upstream driver.Upstream
+	log      *slog.Logger
+}
+
+func (f *serverFlags) build() (*stack, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	var up driver.Upstream
+	var defaults *webdriver.ChromeDefaults
+	if f.upstream != "" {
+		u, err := url.Parse(f.upstream)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, fmt.Errorf("--upstream %q is not an absolute URL", f.upstream)
+		}
+		up = driver.Remote{URL: u}
+	} else {
+		path, err := driver.FindChromedriver(f.chromedriver)
+		if err != nil {
+			return nil, err
+		}
+		up = &driver.Chromedriver{Path: path}
+		bin, args := driver.ChromeMachineDefaults()
+		defaults = &webdriver.ChromeDefaults{Binary: bin, Args: args}
+	}
+	srv := webdriver.NewServer(webdriver.Config{
+		Upstream: up,
+		Sessions: session.NewRegistry(),
+		Defaults: defaults,
+		Guard: webdriver.Guard{
+			AllowedHosts:   splitList(f.allowedHosts),
+			AllowedOrigins: splitList(f.allowedOrigins),
+			MaxBody:        f.maxBody,
+		},
+		Log: log,
+	})
+	forcesample.Register(srv)
+	return &stack{server: srv, upstream: up, log: log}, nil
+}
+
+// run serves on l until ctx ends, then deletes every session, stops the
+// driver and returns.
+func (st *stack) run(ctx context.Context, l net.Listener, sessionTimeout time.Duration) error {
+	hs := &http.Server{
+		Handler:           st.server,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	bg, stopBG := context.WithCancel(ctx)
+	defer stopBG()
+	if sessionTimeout > 0 {
+		go st.server.ExpireIdle(bg, sessionTimeout) // owned by run: stopped by stopBG
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }() // owned by run: ends at hs.Shutdown
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	st.log.Info("shutting down", "sessions", st.server.Sessions().Len())
+	stopBG()
+	done, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st.server.Shutdown(done)
+	hs.Shutdown(done)
+	st.upstream.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	var f serverFlags
+	f.register(fs)
+	port := fs.Int("port", 4444, "port to listen on (0: any free port)")
+	fs.Parse(args)
+
+	st, err := f.build()
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(f.host, fmt.Sprint(*port)))
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st.log.Info("wdext serving", "url", "http://"+l.Addr().String(), "upstream", describe(st.upstream))
+	if m, ok := st.upstream.(*driver.Chromedriver); ok {
+		// Start the driver now, so the first session doesn't pay for it.
+		if _, err := m.Current(ctx); err != nil {
+			st.log.Warn("chromedriver did not start", "err", err)
+		}
+	}
+	return st.run(ctx, l, f.sessionTimeout)
+}
+
+func describe(up driver.Upstream) string {
+	switch u := up.(type) {
+	case driver.Remote:
+		return u.URL.Redacted()
+	case *driver.Chromedriver:
+		return "managed " + u.Path
+	}
+	return fmt.Sprintf("%T", up)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,251 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Instance is one running upstream driver.
+type Instance struct {
+	URL *url.URL
+	// Done is closed when the driver process exits; nil when wdext does not
+	// manage the process (a remote upstream).
+	Done <-chan struct{}
+}
+
+// Alive reports whether the instance's process is still running.
+func (in *Instance) Alive() bool {
+	if in.Done == nil {
+		return true
+	}
+	select {
+	case <-in.Done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Upstream gives wdext a driver to send new sessions to.
+type Upstream interface {
+	// Current returns a live instance, starting one if needed.
+	Current(ctx context.Context) (*Instance, error)
+	// Managed reports whether wdext owns the driver process (and so may
+	// add capability defaults for the machine it runs on).
+	Managed() bool
+	// Close stops whatever the upstream started.
+	Close() error
+}
+
+// Remote is a driver or grid that is already running at URL.
+type Remote struct{ URL *url.URL }
+
+// Current returns the remote URL; its liveness is the remote's business.
+func (r Remote) Current(context.Context) (*Instance, error) { return &Instance{URL: r.URL}, nil }
+
+// Managed is false: wdext does not own the remote's browsers.
+func (Remote) Managed() bool { return false }
+
+// Close does nothing.
+func (Remote) Close() error { return nil }
+
+// Chromedriver starts and supervises chromedriver processes.
+type Chromedriver struct {
+	// Path is the chromedriver binary.
+	Path string
+	// Args are extra arguments (e.g. --verbose).
+	Args []string
+	// StartTimeout bounds how long a start may take to become ready.
+	StartTimeout time.Duration
+	// Stderr receives the driver's output; nil discards it.
+	Stderr *os.File
+
+	mu      sync.Mutex
+	current *process
+	closed  bool
+}
+
+type process struct {
+	Instance
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// FindChromedriver returns explicit if set, else chromedriver from $PATH,
+// else /usr/bin/chromedriver.
+func FindChromedriver(explicit string) (string, error) {
+	if explicit != "" {
+		return explicit, nil
+	}
+	if p, err := exec.LookPath("chromedriver"); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat("/usr/bin/chromedriver"); err == nil {
+		return "/usr/bin/chromedriver", nil
+	}
+	return "", errors.New("chromedriver not found: pass --chromedriver, put it on $PATH, or install chromium-driver")
+}
+
+// Managed is true: wdext owns the process and its browsers.
+func (c *Chromedriver) Managed() bool { return true }
+
+// Current returns the running chromedriver, starting a new one when there
+// is none or the last one died.
+func (c *Chromedriver) Current(ctx context.Context) (*Instance, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("driver is shutting down")
+	}
+	if c.current != nil && c.current.Alive() {
+		return &c.current.Instance, nil
+	}
+	p, err := c.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.current = p
+	return &p.Instance, nil
+}
+
+// Ready reports whether a live driver is there and answers /status ready.
+func (c *Chromedriver) Ready(ctx context.Context) bool {
+	c.mu.Lock()
+	p := c.current
+	c.mu.Unlock()
+	if p == nil || !p.Alive() {
+		return false
+	}
+	return statusReady(ctx, p.URL) == nil
+}
+
+func (c *Chromedriver) start(ctx context.Context) (*process, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{fmt.Sprintf("--port=%d", port), "--allowed-ips=127.0.0.1"}, c.Args...)
+	cmd := exec.Command(c.Path, args...)
+	// Own process group: chromedriver and every Chromium it launches die
+	// together when we signal the group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if c.Stderr != nil {
+		cmd.Stdout, cmd.Stderr = c.Stderr, c.Stderr
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", c.Path, err)
+	}
+	done := make(chan struct{})
+	p := &process{cmd: cmd, done: done}
+	p.URL = &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}
+	p.Done = done
+	go func() { // owned by the process: ends when it exits
+		cmd.Wait()
+		close(done)
+	}()
+
+	timeout := c.StartTimeout
+	if timeout == 0 {
+		timeout = 20 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := statusReady(ctx, p.URL)
+		if err == nil {
+			return p, nil
+		}
+		select {
+		case <-done:
+			return nil, fmt.Errorf("%s exited before it was ready", c.Path)
+		case <-ctx.Done():
+			p.kill()
+			return nil, fmt.Errorf("%s not ready after %v: %v", c.Path, timeout, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// kill ends the driver's whole process group and waits for it.
+func (p *process) kill() {
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Second):
+	}
+	// Browsers may outlive a graceful driver exit: make sure nothing of the
+	// group is left.
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+// Kill stops the current driver (for tests of driver death).
+func (c *Chromedriver) Kill() {
+	c.mu.Lock()
+	p := c.current
+	c.mu.Unlock()
+	if p != nil {
+		p.kill()
+	}
+}
+
+// Close stops the driver and its browsers; later Current calls fail.
+func (c *Chromedriver) Close() error {
+	c.mu.Lock()
+	p := c.current
+	c.closed, c.current = true, nil
+	c.mu.Unlock()
+	if p != nil {
+		p.kill()
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// statusReady asks the driver's /status and returns nil when it says ready.
+func statusReady(ctx context.Context, base *url.URL) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base.JoinPath("status").String(), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Value struct {
+			Ready bool `json:"ready"`
+		} `json:"value"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return err
+	}
+	if !st.Value.Ready {
+		return errors.New("driver says not ready")
+	}
+	return nil
+}
+
+// Ready asks the remote's /status.
+func (r Remote) Ready(ctx context.Context) bool { return statusReady(ctx, r.URL) == nil }

@@ -1,0 +1,181 @@
+package forcesample
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/cdproto/tracing"
+
+	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// sampleCategories make Blink attach a JS stack (and so take a V8 sample)
+// to the devtools.timeline events it writes; every other category stays
+// off to keep the trace, and its cost, near zero.
+var sampleCategories = []string{"devtools.timeline", "disabled-by-default-devtools.timeline.stack"}
+
+// trigger writes one stack-carrying trace event (a microtask enqueue) and
+// nothing else: setTimeout would write two (install and fire).
+var trigger = "queueMicrotask(() => {})"
+
+// armLocks serialises tracing per browser: Chromium allows one tracing
+// session at a time.
+var armLocks sync.Map // *cdp.Browser → *sync.Mutex
+
+func armLock(b *cdp.Browser) *sync.Mutex {
+	m, _ := armLocks.LoadOrStore(b, new(sync.Mutex))
+	return m.(*sync.Mutex)
+}
+
+// Arm enables the sampling categories in the browser until the returned
+// disarm is called. disarm waits until tracing has fully stopped, so the
+// next Arm cannot collide with it.
+func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) error, err error) {
+	mu := armLock(b)
+	mu.Lock()
+	complete, stop := b.Subscribe(tracing.TracingComplete.Method)
+	_, err = cdproto.Call(ctx, b, tracing.Start, tracing.StartParams{
+		TransferMode: tracing.StartTransferModeReportEvents,
+		TraceConfig: &tracing.TraceConfig{
+			RecordMode:          tracing.TraceConfigRecordModeRecordAsMuchAsPossible,
+			TraceBufferSizeInKb: 1024,
+			IncludedCategories:  sampleCategories,
+			ExcludedCategories:  []string{"*"},
+		},
+	})
+	if err != nil {
+		stop()
+		mu.Unlock()
+		if strings.Contains(err.Error(), "already") {
+			return nil, webdriver.Errorf(webdriver.UnsupportedOperation,
+				"forcesample needs the browser's tracing, but another tracing session is running "+
+					"(for example chromedriver's performance log with perfLoggingPrefs.traceCategories): %v", err)
+		}
+		return nil, err
+	}
+	var once sync.Once
+	return func(ctx context.Context) error {
+		var err error
+		once.Do(func() {
+			defer mu.Unlock()
+			defer stop()
+			if _, err = cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
+				return
+			}
+			select {
+			case <-complete:
+			case <-ctx.Done():
+				err = fmt.Errorf("waiting for tracing to stop: %w", ctx.Err())
+			}
+		})
+		return err
+	}, nil
+}
+
+// Chromium forces a sample in every isolate of the browser.
+func Chromium(ctx context.Context, b *cdp.Browser) error {
+	targets, err := b.Targets(ctx, "page", "iframe")
+	if err != nil {
+		return err
+	}
+	// One trigger per isolate: a second one in the same isolate (a
+	// same-process window, say) would give its profilers two samples.
+	isolates, err := isolateSessions(ctx, b, targets)
+	if err != nil {
+		return err
+	}
+	disarm, err := Arm(ctx, b)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(isolates))
+	var wg sync.WaitGroup
+	for i, is := range isolates {
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			errs[i] = evaluate(ctx, is.session, trigger)
+			if errs[i] != nil {
+				b.Forget(is.target)
+			}
+		}()
+	}
+	wg.Wait()
+	// Always disarm, even after a failure or cancellation: a category left
+	// on would pollute every profile in the browser.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := disarm(dctx); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
+
+type isolate struct {
+	target  target.ID
+	session *cdp.Session
+}
+
+// isolateSessions attaches to the targets and keeps one per V8 isolate.
+func isolateSessions(ctx context.Context, b *cdp.Browser, targets []*target.Info) ([]isolate, error) {
+	type found struct {
+		isolate
+		id  string
+		err error
+	}
+	res := make([]found, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			s, err := b.Attach(ctx, t.TargetID)
+			if err != nil {
+				res[i].err = err
+				return
+			}
+			id, err := cdproto.Call(ctx, s, runtime.GetIsolateID, cdproto.Empty{})
+			if err != nil {
+				b.Forget(t.TargetID)
+				res[i].err = err
+				return
+			}
+			res[i] = found{isolate: isolate{t.TargetID, s}, id: id.ID}
+		}()
+	}
+	wg.Wait()
+	seen := make(map[string]bool)
+	var out []isolate
+	for _, f := range res {
+		// A target that went away between listing and attaching has no
+		// profilers left to sample.
+		if f.err != nil || seen[f.id] {
+			if f.err != nil && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		seen[f.id] = true
+		out = append(out, f.isolate)
+	}
+	return out, nil
+}
+
+func evaluate(ctx context.Context, s *cdp.Session, expr string) error {
+	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr})
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return fmt.Errorf("evaluating %q: %s", expr, res.ExceptionDetails.Text)
+	}
+	return nil
+}

@@ -1,0 +1,39 @@
+package forcesample
+
+import (
+	"context"
+	"time"
+
+	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// Path is the spec's URI template for the command.
+const Path = "/session/{id}/forcesample"
+
+// Register adds the command to srv. An upstream that implements it
+// natively keeps answering it; wdext steps in only where the upstream says
+// "unknown command".
+func Register(srv *webdriver.Server) {
+	srv.HandleFallback("POST", Path, Command)
+}
+
+// Command is the remote end steps: parameters are ignored but must be a
+// JSON object (or absent); the result is null.
+func Command(ctx context.Context, sess *session.Session, body []byte) (any, error) {
+	var params map[string]any
+	if err := webdriver.DecodeArgs(body, &params); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	b, err := cdp.ForSession(ctx, sess)
+	if err != nil {
+		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "forcesample: %v", err)
+	}
+	if err := Chromium(ctx, b); err != nil {
+		return nil, webdriver.AsError(err)
+	}
+	return nil, nil
+}

@@ -1,0 +1,144 @@
+package forcesample_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tebeka/selenium"
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/forcesample"
+	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/webdriver/wdclient"
+)
+
+// inFrames runs fn in the top document and in each frame path below it
+// (a path is a list of iframe ids from the top), returning to the top.
+func inFrames(t *testing.T, wd selenium.WebDriver, paths [][]string, fn func(where string)) {
+	t.Helper()
+	for _, path := range paths {
+		assert.NilError(t, wd.SwitchFrame(nil))
+		where := "top"
+		for _, id := range path {
+			el, err := wd.FindElement(selenium.ByID, id)
+			assert.NilError(t, err, "finding frame %s", id)
+			assert.NilError(t, wd.SwitchFrame(el))
+			where += "/" + id
+		}
+		fn(where)
+	}
+	assert.NilError(t, wd.SwitchFrame(nil))
+}
+
+func await(t *testing.T, wd selenium.WebDriver, script string) any {
+	t.Helper()
+	v, err := wd.ExecuteScriptAsync(`const done = arguments[arguments.length-1];
+		Promise.resolve((async () => { `+script+` })()).then(done, (e) => done("ERROR " + e));`, nil)
+	assert.NilError(t, err)
+	return v
+}
+
+// waitLoaded waits until the current window's document has its profiler.
+func waitLoaded(t *testing.T, wd selenium.WebDriver) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		if v, _ := wd.ExecuteScript(`return document.readyState === "complete" && !!window.probe && !!probe.profiler`, nil); v == true {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatal("window did not load")
+}
+
+func mark(t *testing.T, wd selenium.WebDriver) {
+	t.Helper()
+	_, err := wd.ExecuteScript(`probe.mark()`, nil)
+	assert.NilError(t, err)
+}
+
+// Profilers in the top document, a cross-site (out-of-process) iframe, a
+// frame nested in it from a third site, and a second window of a fourth
+// site: one call gives each exactly one sample.
+func TestForceSampleEveryFrameAndWindow(t *testing.T) {
+	env := e2e.Start(t, forcesample.Register)
+	pages := e2e.ServePages(t, e2e.Testdata())
+	wd := e2e.Session(t, env.URL, nil)
+
+	assert.NilError(t, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C))
+	await(t, wd, `await window.framesLoaded;`)
+	first, err := wd.CurrentWindowHandle()
+	assert.NilError(t, err)
+	_, err = wd.ExecuteScript(`window.open(arguments[0], "second")`, []any{pages.D + "/forcesample/frame.html"})
+	assert.NilError(t, err)
+	handles, err := wd.WindowHandles()
+	assert.NilError(t, err)
+	assert.Equal(t, len(handles), 2)
+	second := handles[0]
+	if second == first {
+		second = handles[1]
+	}
+	assert.NilError(t, wd.SwitchWindow(second))
+	waitLoaded(t, wd)
+
+	// Let construction-time samples land, then mark everywhere: only
+	// samples after the mark count.
+	time.Sleep(200 * time.Millisecond)
+	mark(t, wd)
+	assert.NilError(t, wd.SwitchWindow(first))
+	frames := [][]string{{}, {"cross"}, {"cross", "nested"}}
+	inFrames(t, wd, frames, func(string) { mark(t, wd) })
+
+	const K = 3
+	for i := 0; i < K; i++ {
+		assert.NilError(t, wdclient.ForceSample(wd))
+	}
+
+	inFrames(t, wd, frames, func(where string) {
+		assert.Equal(t, await(t, wd, `return await probe.count();`), float64(K), "samples in %s", where)
+	})
+	assert.NilError(t, wd.SwitchWindow(second))
+	assert.Equal(t, await(t, wd, `return await probe.count();`), float64(K), "samples in the second window")
+
+	// Every profiler is stopped now (their traces are closed): forcing is
+	// still fine, and so is a page without profilers.
+	assert.NilError(t, wdclient.ForceSample(wd))
+	assert.NilError(t, wd.Get("about:blank"))
+	assert.NilError(t, wdclient.ForceSample(wd))
+}
+
+// A same-origin iframe shares its parent's renderer and isolate.
+func TestForceSampleSameOriginIframe(t *testing.T) {
+	env := e2e.Start(t, forcesample.Register)
+	pages := e2e.ServePages(t, e2e.Testdata())
+	wd := e2e.Session(t, env.URL, nil)
+
+	assert.NilError(t, wd.Get(pages.A+"/forcesample/host.html"))
+	await(t, wd, `await window.framesLoaded;`)
+	time.Sleep(200 * time.Millisecond)
+	same := [][]string{{"same"}}
+	inFrames(t, wd, same, func(string) { mark(t, wd) })
+	const K = 4
+	for i := 0; i < K; i++ {
+		assert.NilError(t, wdclient.ForceSample(wd))
+	}
+	inFrames(t, wd, same, func(where string) {
+		assert.Equal(t, await(t, wd, `return await probe.count();`), float64(K), "samples in %s", where)
+	})
+}
+
+// Between calls wdext leaves tracing off: a page busy with timers gains no
+// samples from wdext while no force is under way.
+func TestForceSampleDisarmsBetweenCalls(t *testing.T) {
+	env := e2e.Start(t, forcesample.Register)
+	pages := e2e.ServePages(t, e2e.Testdata())
+	wd := e2e.Session(t, env.URL, nil)
+
+	assert.NilError(t, wd.Get(pages.A+"/forcesample/frame.html"))
+	waitLoaded(t, wd)
+	assert.NilError(t, wdclient.ForceSample(wd))
+	time.Sleep(100 * time.Millisecond)
+	mark(t, wd)
+	// 50 timers over 500 ms: each would sample if the category were armed.
+	await(t, wd, `for (let i = 0; i < 50; i++) await new Promise((r) => setTimeout(r, 10));`)
+	assert.Equal(t, await(t, wd, `return await probe.count();`), float64(0))
+}

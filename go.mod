@@ -1,0 +1,17 @@
+module github.com/wdext/wdext
+
+go 1.26.8
+
+require (
+	github.com/chromedp/cdproto v0.159.2
+	github.com/gorilla/mux v1.8.1
+	github.com/gorilla/websocket v1.5.3
+	github.com/tebeka/selenium v0.9.9
+	gotest.tools/v3 v3.5.2
+)
+
+require (
+	github.com/blang/semver v3.5.1+incompatible // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/google/go-cmp v0.5.9 // indirect
+)

@@ -1,0 +1,182 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tebeka/selenium"
+
+	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// Env is a wdext server in front of a chromedriver it manages.
+type Env struct {
+	URL    string // wdext's base URL
+	Server *webdriver.Server
+	Driver *driver.Chromedriver
+}
+
+// RequireChromium skips the test when Chromium or chromedriver is missing,
+// unless WDEXT_REQUIRE_BROWSER is set (CI), where it fails instead.
+func RequireChromium(t testing.TB) string {
+	t.Helper()
+	path, err := driver.FindChromedriver(os.Getenv("WDEXT_CHROMEDRIVER"))
+	if err == nil {
+		_, err = exec.LookPath(path)
+	}
+	if bin, _ := driver.ChromeMachineDefaults(); err == nil && bin == "" {
+		err = exec.ErrNotFound
+	}
+	if err != nil {
+		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
+			t.Fatalf("chromium/chromedriver required: %v", err)
+		}
+		t.Skipf("needs chromium and chromedriver: %v", err)
+	}
+	return path
+}
+
+// Start runs wdext, with the extensions given (e.g. forcesample.Register),
+// in front of a managed chromedriver; everything stops when the test ends.
+func Start(t testing.TB, extensions ...func(*webdriver.Server)) *Env {
+	t.Helper()
+	path := RequireChromium(t)
+	d := &driver.Chromedriver{Path: path}
+	bin, args := driver.ChromeMachineDefaults()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	srv := webdriver.NewServer(webdriver.Config{
+		Upstream: d,
+		Sessions: session.NewRegistry(),
+		Defaults: &webdriver.ChromeDefaults{Binary: bin, Args: args},
+		Guard:    webdriver.Guard{MaxBody: 64 << 20},
+		Log:      log,
+	})
+	for _, register := range extensions {
+		register(srv)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		hs.Close()
+		d.Close()
+	})
+	return &Env{URL: hs.URL, Server: srv, Driver: d}
+}
+
+// Capabilities are what the e2e tests ask for: Chrome, nothing else (wdext
+// adds the machine's defaults).
+func Capabilities() selenium.Capabilities {
+	return selenium.Capabilities{"browserName": "chrome"}
+}
+
+// Session opens a Selenium session at base and deletes it when the test
+// ends.
+func Session(t testing.TB, base string, caps selenium.Capabilities) selenium.WebDriver {
+	t.Helper()
+	if caps == nil {
+		caps = Capabilities()
+	}
+	wd, err := selenium.NewRemote(caps, base)
+	if err != nil {
+		t.Fatalf("new session at %s: %v", base, err)
+	}
+	t.Cleanup(func() { wd.Quit() })
+	return wd
+}
+
+// Pages serves dir on four origins that Chromium treats as four sites,
+// so frames and windows on different ones live in different processes:
+// A http://127.0.0.1:P, B http://localhost:Q, C http://127.0.0.2:R and
+// D http://127.0.0.3:S. Every document gets Document-Policy: js-profiling,
+// and COOP/COEP (cross-origin isolation) when the query has ?isolated.
+type Pages struct {
+	A, B, C, D string
+}
+
+// ServePages starts the origins for dir.
+func ServePages(t testing.TB, dir string) *Pages {
+	t.Helper()
+	h := pageHandler(dir)
+	serve := func(ip, name string) string {
+		l, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Fatalf("listening on %s: %v", ip, err)
+		}
+		s := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
+		s.Start()
+		t.Cleanup(s.Close)
+		return "http://" + name + ":" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	}
+	return &Pages{
+		A: serve("127.0.0.1", "127.0.0.1"),
+		B: serve("127.0.0.1", "localhost"),
+		C: serve("127.0.0.2", "127.0.0.2"),
+		D: serve("127.0.0.3", "127.0.0.3"),
+	}
+}
+
+func pageHandler(dir string) http.Handler {
+	files := http.FileServer(http.Dir(dir))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Document-Policy", "js-profiling")
+		w.Header().Set("Cache-Control", "no-store")
+		if r.URL.Query().Has("isolated") {
+			w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
+			w.Header().Set("Cross-Origin-Embedder-Policy", "require-corp")
+		}
+		// Embeddable from the other origin under COEP.
+		w.Header().Set("Cross-Origin-Resource-Policy", "cross-origin")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// Testdata is the repository's testdata directory.
+func Testdata(elem ...string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(append([]string{filepath.Dir(file), "..", "..", "testdata"}, elem...)...)
+}
+
+// BrowserProcesses counts chromium and chromedriver processes on the
+// machine (for the no-orphans checks).
+func BrowserProcesses() int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		if err != nil {
+			continue
+		}
+		switch name := strings.TrimSpace(string(comm)); {
+		case name == "chromedriver", strings.HasPrefix(name, "chrom"):
+			// Zombies are reaped by their parent soon; count only live ones.
+			stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if fields := strings.Fields(string(stat)); len(fields) > 2 && fields[2] == "Z" {
+				continue
+			}
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,17 @@
+// Test helper shared by the forcesample pages: one Profiler per document,
+// and a count of the samples taken between a mark and the call to stop(),
+// so samples the browser takes by itself at construction (1–2 in
+// Chromium) and at stop() (sometimes 1) do not count.
+window.probe = {
+  start(sampleInterval = 10000, maxBufferSize = 1000) {
+    this.profiler = new Profiler({ sampleInterval, maxBufferSize });
+  },
+  mark() {
+    this.t0 = performance.now();
+  },
+  async count() {
+    const t1 = performance.now();
+    const trace = await this.profiler.stop();
+    return trace.samples.filter((s) => s.timestamp > this.t0 && s.timestamp <= t1).length;
+  },
+};

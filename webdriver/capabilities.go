@@ -1,0 +1,94 @@
+package webdriver
+
+import "strings"
+
+// ChromeDefaults are what wdext adds to a new-session request when it runs
+// the driver itself: the machine's Chromium binary and the switches a
+// headless, offline machine needs. They never override the client: a
+// binary the client named stays, and a switch the client passed (with any
+// value) is not added again.
+type ChromeDefaults struct {
+	Binary string
+	Args   []string
+}
+
+// Apply adds the defaults to a decoded new-session body, in place: to each
+// firstMatch entry that carries goog:chromeOptions, or else to alwaysMatch,
+// and likewise to a legacy desiredCapabilities object. Entries that ask for
+// a browser other than Chrome are left alone.
+func (d ChromeDefaults) Apply(body map[string]any) {
+	caps, ok := body["capabilities"].(map[string]any)
+	if !ok && body["capabilities"] == nil {
+		caps = map[string]any{}
+		body["capabilities"] = caps
+	}
+	if caps != nil {
+		merged := false
+		if first, ok := caps["firstMatch"].([]any); ok {
+			for _, e := range first {
+				if m, ok := e.(map[string]any); ok && m["goog:chromeOptions"] != nil {
+					d.applyTo(m)
+					merged = true
+				}
+			}
+		}
+		if !merged {
+			always, ok := caps["alwaysMatch"].(map[string]any)
+			if !ok && caps["alwaysMatch"] == nil {
+				always = map[string]any{}
+				caps["alwaysMatch"] = always
+			}
+			if always != nil {
+				d.applyTo(always)
+			}
+		}
+	}
+	if desired, ok := body["desiredCapabilities"].(map[string]any); ok {
+		d.applyTo(desired)
+	}
+}
+
+func (d ChromeDefaults) applyTo(caps map[string]any) {
+	if name, ok := caps["browserName"].(string); ok && name != "chrome" && name != "chromium" && name != "" {
+		return
+	}
+	opts, ok := caps["goog:chromeOptions"].(map[string]any)
+	if !ok {
+		if caps["goog:chromeOptions"] != nil {
+			return // malformed: let the driver say so
+		}
+		opts = map[string]any{}
+		caps["goog:chromeOptions"] = opts
+	}
+	if _, set := opts["binary"]; !set && d.Binary != "" {
+		opts["binary"] = d.Binary
+	}
+	args, ok := opts["args"].([]any)
+	if !ok && opts["args"] != nil {
+		return
+	}
+	for _, a := range d.Args {
+		if !hasSwitch(args, switchName(a)) {
+			args = append(args, a)
+		}
+	}
+	if len(args) > 0 {
+		opts["args"] = args
+	}
+}
+
+// switchName is a command-line switch without its value and dashes:
+// "--headless=new" → "headless".
+func switchName(arg string) string {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	return name
+}
+
+func hasSwitch(args []any, name string) bool {
+	for _, a := range args {
+		if s, ok := a.(string); ok && switchName(s) == name {
+			return true
+		}
+	}
+	return false
+}

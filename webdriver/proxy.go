@@ -1,0 +1,157 @@
+package webdriver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"time"
+)
+
+// Proxy forwards commands to the upstream driver unchanged: method, path,
+// body, status and reply body, streamed. It changes only what the driver
+// would otherwise refuse or a client would choke on: the Host header names
+// the upstream, Origin is dropped, and every reply is JSON.
+type Proxy struct {
+	rp  *httputil.ReverseProxy
+	log *slog.Logger
+}
+
+// target is where one request goes, carried in its context.
+type target struct {
+	base *url.URL
+	// gone, if not nil, is closed when the driver process exits.
+	gone <-chan struct{}
+}
+
+type targetKey struct{}
+
+// errDriverGone is the context cause when the driver died mid-request.
+var errDriverGone = errors.New("driver process exited")
+
+// NewProxy returns a proxy; transport nil means a tuned default.
+func NewProxy(transport http.RoundTripper, log *slog.Logger) *Proxy {
+	if transport == nil {
+		transport = newTransport()
+	}
+	p := &Proxy{log: log}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			t := pr.In.Context().Value(targetKey{}).(target)
+			pr.SetURL(t.base)
+			pr.Out.Host = t.base.Host
+			pr.Out.Header.Del("Origin")
+		},
+		Transport:      transport,
+		FlushInterval:  -1,
+		ModifyResponse: jsonReply,
+		ErrorHandler:   p.upstreamError,
+	}
+	return p
+}
+
+func newTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:               nil, // the upstream is local or named explicitly
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true, // bytes go through as the driver wrote them
+	}
+}
+
+// Forward sends r to base. If gone closes before the reply, the request is
+// abandoned and the client gets "invalid session id": the session lived in
+// a driver that no longer exists.
+func (p *Proxy) Forward(w http.ResponseWriter, r *http.Request, base *url.URL, gone <-chan struct{}) {
+	ctx, cancel := untilGone(r.Context(), gone)
+	defer cancel()
+	ctx = context.WithValue(ctx, targetKey{}, target{base: base, gone: gone})
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// untilGone returns ctx, cancelled with cause errDriverGone as soon as gone
+// closes: a request to a dead driver must not hang.
+func untilGone(ctx context.Context, gone <-chan struct{}) (context.Context, context.CancelFunc) {
+	if gone == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() { // owned by the caller: ends when it cancels
+		select {
+		case <-gone:
+			cancel(errDriverGone)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	t, _ := r.Context().Value(targetKey{}).(target)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		WriteError(w, Errorf(InvalidArgument, "request body exceeds the limit of %d bytes (see --max-body)", tooBig.Limit))
+	case errors.Is(context.Cause(r.Context()), errDriverGone) || isClosed(t.gone):
+		WriteError(w, Errorf(InvalidSessionID, "the driver process that held this session has exited"))
+	case r.Context().Err() != nil:
+		// The client went away; nobody reads this reply.
+		w.WriteHeader(499)
+	default:
+		p.log.Warn("upstream failed", "upstream", t.base.Redacted(), "method", r.Method, "path", r.URL.Path, "err", err)
+		WriteError(w, Errorf(UnknownError, "upstream driver %s did not answer: %v", t.base.Redacted(), err))
+	}
+}
+
+func isClosed(c <-chan struct{}) bool {
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// jsonReply makes every reply JSON. A driver's JSON reply passes through
+// byte for byte; anything else (chromedriver's plain-text refusals, a
+// grid's HTML error page) becomes an "unknown error" that quotes it.
+func jsonReply(resp *http.Response) error {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "application/json" || resp.StatusCode == http.StatusNoContent {
+		resp.Header.Set("Content-Type", ContentType)
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	if json.Valid(body) {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.Header.Set("Content-Type", ContentType)
+		return nil
+	}
+	we := Errorf(UnknownError, "upstream answered %s with %q: %s", resp.Status, mt, bytes.TrimSpace(body))
+	wrapped, _ := json.Marshal(errorEnvelope{Value: errorValue{Error: string(we.Code), Message: we.Message}})
+	resp.Body = io.NopCloser(bytes.NewReader(wrapped))
+	resp.ContentLength = int64(len(wrapped))
+	resp.Header.Set("Content-Length", fmt.Sprint(len(wrapped)))
+	resp.Header.Set("Content-Type", ContentType)
+	if resp.StatusCode < 400 {
+		resp.StatusCode = http.StatusInternalServerError
+	}
+	return nil
+}

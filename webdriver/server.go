@@ -1,0 +1,421 @@
+package webdriver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/session"
+)
+
+// Config is what a Server is built from.
+type Config struct {
+	Upstream driver.Upstream
+	Sessions *session.Registry
+	// Defaults, if set, are added to every new-session request (managed
+	// mode only: see ChromeDefaults).
+	Defaults *ChromeDefaults
+	Guard    Guard
+	Log      *slog.Logger
+	// Transport for upstream requests; nil for the default.
+	Transport http.RoundTripper
+}
+
+// Server is wdext's WebDriver endpoint: wdext's own commands, and the
+// proxy for everything else.
+type Server struct {
+	cfg     Config
+	proxy   *Proxy
+	router  *mux.Router
+	handler http.Handler
+	client  *http.Client
+	// native remembers, per session and command, whether the upstream
+	// implements a fallback command itself.
+	native sync.Map // nativeKey → bool
+}
+
+type nativeKey struct{ session, path string }
+
+// Command is an extension command bound to a live session. body is the raw
+// request body; the returned value is sent as {"value": v}, the error as
+// the W3C error envelope.
+type Command func(ctx context.Context, s *session.Session, body []byte) (any, error)
+
+// NewServer builds the route table.
+func NewServer(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Sessions == nil {
+		cfg.Sessions = session.NewRegistry()
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = newTransport()
+	}
+	s := &Server{
+		cfg:    cfg,
+		proxy:  NewProxy(cfg.Transport, cfg.Log),
+		router: mux.NewRouter(),
+		client: &http.Client{Transport: cfg.Transport},
+	}
+	r := s.router
+	r.HandleFunc("/status", s.status).Methods("GET")
+	r.HandleFunc("/session", s.newSession).Methods("POST")
+	r.HandleFunc("/session/{id}", s.bidi).Methods("GET").Headers("Upgrade", "websocket")
+	r.HandleFunc("/session/{id}", s.deleteSession).Methods("DELETE")
+	r.Handle("/session", methodNotAllowed("POST"))
+	r.Handle("/session/{id}", methodNotAllowed("DELETE"))
+	r.Handle("/status", methodNotAllowed("GET"))
+	for _, rt := range classicRoutes {
+		r.HandleFunc(rt.path, s.forwardSession).Methods(rt.methods...)
+		r.Handle(rt.path, methodNotAllowed(rt.methods...))
+	}
+	r.NotFoundHandler = http.HandlerFunc(s.notFound)
+	s.handler = stripPrefix("/wd/hub", cfg.Guard.Wrap(s.logged(r)))
+	return s
+}
+
+// ServeHTTP serves the WebDriver endpoint.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Sessions is the registry of live sessions.
+func (s *Server) Sessions() *session.Registry { return s.cfg.Sessions }
+
+// Handle adds an extension command at path (relative to the root, with
+// {id} for the session). Unknown or dead sessions get "invalid session id"
+// before cmd runs.
+func (s *Server) Handle(method, path string, cmd Command) {
+	s.router.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		sess, err := s.liveSession(r)
+		if err != nil {
+			WriteError(w, err)
+			return
+		}
+		s.run(w, r, sess, cmd)
+	}).Methods(method)
+	s.router.Handle(path, methodNotAllowed(method))
+}
+
+// HandleFallback adds a command that the upstream may implement itself:
+// the first call on a session asks the upstream, and only if it answers
+// "unknown command" does cmd run — then and for the rest of the session.
+// A native implementation's replies pass through untouched.
+func (s *Server) HandleFallback(method, path string, cmd Command) {
+	s.router.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		sess, err := s.liveSession(r)
+		if err != nil {
+			WriteError(w, err)
+			return
+		}
+		key := nativeKey{sess.ID, path}
+		if native, known := s.native.Load(key); known && !native.(bool) {
+			s.run(w, r, sess, cmd)
+			return
+		}
+		body, err := ReadBody(r)
+		if err != nil {
+			WriteError(w, err)
+			return
+		}
+		rec := &bufferedReply{header: http.Header{}}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		s.proxy.Forward(rec, r, sess.Upstream, sess.Gone)
+		if e, ok := ParseError(rec.body.Bytes()); ok && e.Code == UnknownCommand {
+			s.native.Store(key, false)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			s.run(w, r, sess, cmd)
+			return
+		}
+		s.native.Store(key, true)
+		rec.writeTo(w)
+	}).Methods(method)
+	s.router.Handle(path, methodNotAllowed(method))
+}
+
+func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Session, cmd Command) {
+	body, err := ReadBody(r)
+	if err != nil {
+		WriteError(w, err)
+		return
+	}
+	ctx, cancel := untilGone(r.Context(), sess.Gone)
+	defer cancel()
+	v, err := cmd(ctx, sess, body)
+	if err != nil {
+		if sess.Dead() {
+			err = Errorf(InvalidSessionID, "the driver process that held this session has exited")
+		}
+		WriteError(w, err)
+		return
+	}
+	WriteValue(w, v)
+}
+
+// liveSession finds the request's session in the registry.
+func (s *Server) liveSession(r *http.Request) (*session.Session, error) {
+	id := mux.Vars(r)["id"]
+	sess, ok := s.cfg.Sessions.Get(id)
+	if !ok {
+		return nil, Errorf(InvalidSessionID, "no live session with id %q", id)
+	}
+	if sess.Dead() {
+		s.cfg.Sessions.Remove(id)
+		return nil, Errorf(InvalidSessionID, "the driver process that held session %q has exited", id)
+	}
+	sess.Touch()
+	return sess, nil
+}
+
+// notFound forwards anything else under a session to the driver: its
+// vendor commands (goog/…, se/…) are its own business. It is the router's
+// last resort, so extension routes added later still win.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if sessionOf(r.URL.Path) != "" {
+		s.forwardSession(w, r)
+		return
+	}
+	WriteError(w, Errorf(UnknownCommand, "unknown command: %s %s", r.Method, r.URL.Path))
+}
+
+// forwardSession proxies a session command to the driver that holds the
+// session (or to the current driver, for sessions wdext has not seen).
+func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
+	id := sessionOf(r.URL.Path)
+	if sess, ok := s.cfg.Sessions.Get(id); ok {
+		if sess.Dead() {
+			s.cfg.Sessions.Remove(id)
+			WriteError(w, Errorf(InvalidSessionID, "the driver process that held session %q has exited", id))
+			return
+		}
+		sess.Touch()
+		s.proxy.Forward(w, r, sess.Upstream, sess.Gone)
+		return
+	}
+	in, err := s.cfg.Upstream.Current(r.Context())
+	if err != nil {
+		WriteError(w, Errorf(InvalidSessionID, "no live session with id %q (and no driver: %v)", id, err))
+		return
+	}
+	s.proxy.Forward(w, r, in.URL, in.Done)
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	id := sessionOf(r.URL.Path)
+	s.forwardSession(w, r)
+	s.forget(id)
+}
+
+func (s *Server) forget(id string) {
+	s.cfg.Sessions.Remove(id)
+	s.native.Range(func(k, _ any) bool {
+		if k.(nativeKey).session == id {
+			s.native.Delete(k)
+		}
+		return true
+	})
+}
+
+// newSession forwards POST /session, adding the machine defaults in
+// managed mode, and records the session from the reply.
+func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
+	body, err := ReadBody(r)
+	if err != nil {
+		WriteError(w, err)
+		return
+	}
+	req, err := decodeObject(body)
+	if err != nil {
+		WriteError(w, err)
+		return
+	}
+	if s.cfg.Defaults != nil && s.cfg.Upstream.Managed() {
+		s.cfg.Defaults.Apply(req)
+		body, _ = json.Marshal(req)
+	}
+	in, err := s.cfg.Upstream.Current(r.Context())
+	if err != nil {
+		WriteError(w, Errorf(SessionNotCreated, "starting the driver: %v", err))
+		return
+	}
+	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, in.URL.JoinPath("session").String(), bytes.NewReader(body))
+	if err != nil {
+		WriteError(w, Errorf(SessionNotCreated, "%v", err))
+		return
+	}
+	up.Header.Set("Content-Type", "application/json; charset=utf-8")
+	resp, err := s.client.Do(up)
+	if err != nil {
+		s.cfg.Log.Warn("new session failed upstream", "upstream", in.URL.Redacted(), "err", err)
+		WriteError(w, Errorf(SessionNotCreated, "upstream driver %s did not answer: %v", in.URL.Redacted(), err))
+		return
+	}
+	defer resp.Body.Close()
+	if err := jsonReply(resp); err != nil {
+		WriteError(w, Errorf(SessionNotCreated, "reading upstream reply: %v", err))
+		return
+	}
+	reply, err := io.ReadAll(resp.Body)
+	if err != nil {
+		WriteError(w, Errorf(SessionNotCreated, "reading upstream reply: %v", err))
+		return
+	}
+	if resp.StatusCode == http.StatusOK {
+		reply = s.register(r, reply, in)
+	}
+	w.Header().Set("Content-Type", ContentType)
+	w.WriteHeader(resp.StatusCode)
+	w.Write(reply)
+}
+
+// register records the session a new-session reply created and points its
+// webSocketUrl at wdext. It returns the reply to send to the client.
+func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) []byte {
+	var nr struct {
+		Value struct {
+			SessionID    string         `json:"sessionId"`
+			Capabilities map[string]any `json:"capabilities"`
+		} `json:"value"`
+	}
+	if json.Unmarshal(reply, &nr) != nil || nr.Value.SessionID == "" {
+		return reply
+	}
+	caps := nr.Value.Capabilities
+	sess := session.New(nr.Value.SessionID, in.URL)
+	sess.Gone = in.Done
+	sess.Capabilities = caps
+	sess.Engine, _ = caps["browserName"].(string)
+	for k, v := range caps {
+		if opts, ok := v.(map[string]any); ok && strings.HasSuffix(k, ":chromeOptions") {
+			sess.DebuggerAddress, _ = opts["debuggerAddress"].(string)
+		}
+	}
+	if ws, ok := caps["webSocketUrl"].(string); ok {
+		if u, err := url.Parse(ws); err == nil {
+			sess.BiDiURL = ws
+			own := *u
+			own.Host = r.Host
+			old, _ := json.Marshal(ws)
+			rewritten, _ := json.Marshal(own.String())
+			reply = bytes.Replace(reply, old, rewritten, 1)
+		}
+	}
+	s.cfg.Sessions.Add(sess)
+	s.cfg.Log.Debug("session created", "session", sess.ID, "engine", sess.Engine, "upstream", in.URL.Redacted())
+	return reply
+}
+
+// status answers GET /status in the W3C shape; ready follows the driver.
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	ready, msg := true, "wdext ready"
+	if rd, ok := s.cfg.Upstream.(interface{ Ready(context.Context) bool }); ok && !rd.Ready(ctx) {
+		ready, msg = false, "driver not ready"
+	}
+	WriteValue(w, map[string]any{"ready": ready, "message": msg})
+}
+
+// DeleteSession ends a session upstream and forgets it (used on shutdown
+// and for --session-timeout).
+func (s *Server) DeleteSession(ctx context.Context, sess *session.Session) {
+	defer s.forget(sess.ID)
+	if sess.Dead() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, sess.Upstream.JoinPath("session", sess.ID).String(), nil)
+	if err != nil {
+		return
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		s.cfg.Log.Warn("deleting session upstream", "session", sess.ID, "err", err)
+		return
+	}
+	resp.Body.Close()
+}
+
+// Shutdown deletes every live session upstream, concurrently.
+func (s *Server) Shutdown(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, sess := range s.cfg.Sessions.All() {
+		wg.Add(1)
+		go func() { // owned by Shutdown, which waits
+			defer wg.Done()
+			s.DeleteSession(ctx, sess)
+		}()
+	}
+	wg.Wait()
+}
+
+// ExpireIdle ends sessions idle longer than timeout until ctx ends.
+func (s *Server) ExpireIdle(ctx context.Context, timeout time.Duration) {
+	interval := min(timeout/4, 10*time.Second)
+	s.cfg.Sessions.ExpireIdle(ctx, timeout, max(interval, 100*time.Millisecond), func(ctx context.Context, sess *session.Session) {
+		s.cfg.Log.Info("session idle, deleting", "session", sess.ID, "timeout", timeout)
+		s.DeleteSession(ctx, sess)
+	})
+}
+
+func methodNotAllowed(allowed ...string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		WriteError(w, Errorf(UnknownMethod, "%s is not a method of %s (allowed: %s)", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
+	})
+}
+
+// stripPrefix serves both "/x" and prefix+"/x": tebeka/selenium and old
+// Grid clients default to /wd/hub.
+func stripPrefix(prefix string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := strings.CutPrefix(r.URL.Path, prefix); ok && (p == "" || p[0] == '/') {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = p
+			r2.URL.RawPath = ""
+			if p == "" {
+				r2.URL.Path = "/"
+			}
+			r = r2
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bufferedReply captures a reply so it can be inspected before sending.
+type bufferedReply struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedReply) Header() http.Header { return b.header }
+func (b *bufferedReply) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+func (b *bufferedReply) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+func (b *bufferedReply) writeTo(w http.ResponseWriter) {
+	for k, v := range b.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(b.status)
+	w.Write(b.body.Bytes())
+}
