@@ -13,7 +13,11 @@
 // other windows), and disarms it again, so the page's own timers never
 // sample because of wdext between calls.
 //
-// The page-side variant (testdriver's synchronous test_driver.force_sample)
-// is PageHandler: the page arms through a synchronous request, takes the
-// sample with its own stack, and disarms.
+// Two limits of Chromium 156, measured (see the tests):
+//   - Of several started Profilers in one isolate (one document, or
+//     same-process frames), only the most recently started one receives
+//     forced samples; each profiler in its own process gets exactly one.
+//   - A page-side synchronous force (WPT RFC 81) cannot be built on this
+//     mechanism: Tracing.start needs the renderer's main thread, so it
+//     cannot complete while the page waits for it in a synchronous call.
 package forcesample

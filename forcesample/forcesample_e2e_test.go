@@ -1,6 +1,7 @@
 package forcesample_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/webdriver/wdclient"
 )
 
@@ -61,7 +63,7 @@ func mark(t *testing.T, wd selenium.WebDriver) {
 // site: one call gives each exactly one sample.
 func TestForceSampleEveryFrameAndWindow(t *testing.T) {
 	env := e2e.Start(t, forcesample.Register)
-	pages := e2e.ServePages(t, e2e.Testdata())
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	wd := e2e.Session(t, env.URL, nil)
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C))
@@ -109,7 +111,7 @@ func TestForceSampleEveryFrameAndWindow(t *testing.T) {
 // A same-origin iframe shares its parent's renderer and isolate.
 func TestForceSampleSameOriginIframe(t *testing.T) {
 	env := e2e.Start(t, forcesample.Register)
-	pages := e2e.ServePages(t, e2e.Testdata())
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	wd := e2e.Session(t, env.URL, nil)
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/host.html"))
@@ -130,7 +132,7 @@ func TestForceSampleSameOriginIframe(t *testing.T) {
 // samples from wdext while no force is under way.
 func TestForceSampleDisarmsBetweenCalls(t *testing.T) {
 	env := e2e.Start(t, forcesample.Register)
-	pages := e2e.ServePages(t, e2e.Testdata())
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	wd := e2e.Session(t, env.URL, nil)
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/frame.html"))
@@ -141,4 +143,38 @@ func TestForceSampleDisarmsBetweenCalls(t *testing.T) {
 	// 50 timers over 500 ms: each would sample if the category were armed.
 	await(t, wd, `for (let i = 0; i < 50; i++) await new Promise((r) => setTimeout(r, 10));`)
 	assert.Equal(t, await(t, wd, `return await probe.count();`), float64(0))
+}
+
+// A session whose browser is already tracing (chromedriver's performance
+// log with trace categories) gets a clear unsupported operation, never a
+// silent no-op.
+func TestForceSampleTracingConflict(t *testing.T) {
+	env := e2e.Start(t, forcesample.Register)
+	caps := e2e.Capabilities()
+	caps["goog:loggingPrefs"] = map[string]string{"performance": "ALL"}
+	caps["goog:chromeOptions"] = map[string]any{"perfLoggingPrefs": map[string]any{"traceCategories": "devtools.timeline"}}
+	wd := e2e.Session(t, env.URL, caps)
+	assert.NilError(t, wd.Get("about:blank"))
+	err := wdclient.ForceSample(wd)
+	if err == nil {
+		t.Log("forcesample worked while chromedriver traces")
+		return
+	}
+	we, ok := err.(*webdriver.Error)
+	assert.Assert(t, ok, "%T %v", err, err)
+	assert.Equal(t, we.Code, webdriver.UnsupportedOperation)
+	assert.Assert(t, strings.Contains(we.Message, "tracing"), we.Message)
+	t.Logf("conflict reported as: %v", we)
+}
+
+// A session whose driver died gets a W3C error, not a hang.
+func TestForceSampleDeadDriver(t *testing.T) {
+	env := e2e.Start(t, forcesample.Register)
+	wd := e2e.Session(t, env.URL, nil)
+	assert.NilError(t, wdclient.ForceSample(wd))
+	env.Driver.Kill()
+	err := wdclient.ForceSample(wd)
+	we, ok := err.(*webdriver.Error)
+	assert.Assert(t, ok, "%T %v", err, err)
+	assert.Equal(t, we.Code, webdriver.InvalidSessionID)
 }

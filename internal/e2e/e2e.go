@@ -112,10 +112,16 @@ type Pages struct {
 	A, B, C, D string
 }
 
-// ServePages starts the origins for dir.
-func ServePages(t testing.TB, dir string) *Pages {
+// ServePages starts the origins for dir; mounts (path → handler, a
+// trailing slash for a subtree) are served on every origin.
+func ServePages(t testing.TB, dir string, mounts map[string]http.Handler) *Pages {
 	t.Helper()
-	h := pageHandler(dir)
+	mux := http.NewServeMux()
+	mux.Handle("/", pageHandler(dir))
+	for p, mh := range mounts {
+		mux.Handle(p, mh)
+	}
+	h := http.Handler(mux)
 	serve := func(ip, name string) string {
 		l, err := net.Listen("tcp", ip+":0")
 		if err != nil {

@@ -1,0 +1,98 @@
+package forcesample_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/forcesample"
+	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/webdriver/wdclient"
+)
+
+// BenchmarkForceSample measures the forcesample round trip through wdext
+// on a page with a cross-site iframe (itself nesting a third site) and a
+// second window, and counts missed samples in every profiler:
+//
+//	go test ./forcesample -run XXX -bench ForceSample -benchtime 1000x
+func BenchmarkForceSample(b *testing.B) {
+	env := e2e.Start(b, forcesample.Register)
+	pages := e2e.ServePages(b, e2e.Testdata(), nil)
+	wd := e2e.Session(b, env.URL, nil)
+	opts := fmt.Sprintf("&interval=%d&buffer=%d", 600_000, b.N+100)
+	assert.NilError(b, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C+opts))
+	_, err := wd.ExecuteScriptAsync(`window.framesLoaded.then(arguments[arguments.length-1])`, nil)
+	assert.NilError(b, err)
+	first, _ := wd.CurrentWindowHandle()
+	_, err = wd.ExecuteScript(`window.open(arguments[0], "second")`, []any{pages.D + "/forcesample/frame.html?" + opts[1:]})
+	assert.NilError(b, err)
+	time.Sleep(500 * time.Millisecond)
+	handles, _ := wd.WindowHandles()
+	frames := [][]string{{}, {"cross"}, {"cross", "nested"}}
+	markAll := func() {
+		for _, h := range handles {
+			assert.NilError(b, wd.SwitchWindow(h))
+			if h == first {
+				for _, path := range frames {
+					assert.NilError(b, wd.SwitchFrame(nil))
+					for _, id := range path {
+						el, err := wd.FindElement("id", id)
+						assert.NilError(b, err)
+						assert.NilError(b, wd.SwitchFrame(el))
+					}
+					_, err := wd.ExecuteScript(`probe.mark()`, nil)
+					assert.NilError(b, err)
+				}
+				continue
+			}
+			_, err := wd.ExecuteScript(`probe.mark()`, nil)
+			assert.NilError(b, err)
+		}
+	}
+	markAll()
+
+	c, err := wdclient.For(wd)
+	assert.NilError(b, err)
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := c.ForceSample(ctx, wd.SessionID()); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+
+	missed := 0
+	for _, h := range handles {
+		assert.NilError(b, wd.SwitchWindow(h))
+		paths := [][]string{{}}
+		if h == first {
+			paths = frames
+		}
+		for _, path := range paths {
+			assert.NilError(b, wd.SwitchFrame(nil))
+			for _, id := range path {
+				el, _ := wd.FindElement("id", id)
+				assert.NilError(b, wd.SwitchFrame(el))
+			}
+			v, err := wd.ExecuteScriptAsync(`const done = arguments[0]; probe.count().then(done, (e) => done(String(e)))`, nil)
+			assert.NilError(b, err)
+			n, _ := v.(float64)
+			missed += b.N - int(n)
+			if int(n) != b.N {
+				b.Logf("window %s frame %v: %v samples for %d calls", h, path, v, b.N)
+			}
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(missed), "missed-samples")
+}
