@@ -36,8 +36,9 @@ func armLock(b *cdp.Browser) *sync.Mutex {
 }
 
 // Arm enables the sampling categories in the browser until the returned
-// disarm is called. disarm waits until tracing has fully stopped, so the
-// next Arm cannot collide with it.
+// disarm is called. disarm returns once the browser has been told to stop;
+// the browser's lock is held until tracing has fully stopped, so the next
+// Arm cannot collide with it, but the caller need not wait for the flush.
 func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) error, err error) {
 	mu := armLock(b)
 	mu.Lock()
@@ -63,38 +64,57 @@ func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 	}
 	var once sync.Once
 	return func(ctx context.Context) error {
-		var err error
+		err := errors.New("already disarmed")
 		once.Do(func() {
-			defer mu.Unlock()
-			defer stop()
-			if _, err = cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
+			_, err = cdproto.Call(ctx, b, tracing.End, cdproto.Empty{})
+			if err != nil {
+				stop()
+				mu.Unlock()
 				return
 			}
-			select {
-			case <-complete:
-			case <-ctx.Done():
-				err = fmt.Errorf("waiting for tracing to stop: %w", ctx.Err())
-			}
+			go func() { // owned by the arm: ends at tracingComplete, a lost connection or the deadline
+				defer mu.Unlock()
+				defer stop()
+				select {
+				case <-complete:
+				case <-b.Done():
+				case <-time.After(flushTimeout):
+				}
+			}()
 		})
 		return err
 	}, nil
 }
 
+// flushTimeout bounds how long the next force waits for the last one's
+// trace to be flushed.
+const flushTimeout = 5 * time.Second
+
 // Chromium forces a sample in every isolate of the browser.
 func Chromium(ctx context.Context, b *cdp.Browser) error {
-	targets, err := b.Targets(ctx, "page", "iframe")
-	if err != nil {
-		return err
-	}
-	// One trigger per isolate: a second one in the same isolate (a
-	// same-process window, say) would give its profilers two samples.
-	isolates, err := isolateSessions(ctx, b, targets)
-	if err != nil {
-		return err
-	}
+	// Arming and finding the isolates are independent: overlap them.
+	var (
+		isolates []isolate
+		findErr  error
+		found    = make(chan struct{})
+	)
+	go func() { // owned here: waited for below
+		defer close(found)
+		var targets []*target.Info
+		if targets, findErr = b.Targets(ctx, "page", "iframe"); findErr == nil {
+			// One trigger per isolate: a second one in the same isolate
+			// (a same-process window, say) would sample its profilers twice.
+			isolates, findErr = isolateSessions(ctx, b, targets)
+		}
+	}()
 	disarm, err := Arm(ctx, b)
+	<-found
 	if err != nil {
 		return err
+	}
+	if findErr != nil {
+		disarm(context.WithoutCancel(ctx))
+		return findErr
 	}
 	errs := make([]error, len(isolates))
 	var wg sync.WaitGroup
