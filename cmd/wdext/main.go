@@ -14,6 +14,8 @@ func main() {
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "serve":
 		err = serve(args)
+	case "census":
+		err = censusCmd(args)
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -32,7 +34,8 @@ func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   wdext serve [flags]               serve WebDriver in front of chromedriver (or --upstream)
   wdext wpt [flags] PATHS...        run WPT-style testharness.js suites through wdext
-  wdext census FILE.heapsnapshot    census of a saved V8 heap snapshot
+  wdext census [--breakdown JSON] FILE.heapsnapshot
+                                    census of a saved V8 heap snapshot
 run "wdext COMMAND -h" for a command's flags
 `)
 }

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/wdext/wdext/memory/census"
+)
+
+// censusCmd runs a Debugger.Memory-style census on a saved V8 heap
+// snapshot (DevTools, memlab, HeapProfiler.takeHeapSnapshot).
+func censusCmd(args []string) error {
+	fs := flag.NewFlagSet("census", flag.ExitOnError)
+	breakdown := fs.String("breakdown", "", `takeCensus breakdown as JSON, e.g. '{"by":"objectClass"}' (default: the documented default)`)
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: wdext census [--breakdown JSON] FILE.heapsnapshot")
+		fs.PrintDefaults()
+	}
+	fs.Parse(args)
+	if fs.NArg() != 1 {
+		fs.Usage()
+		os.Exit(2)
+	}
+	return census.RunFile(fs.Arg(0), *breakdown, os.Stdout)
+}

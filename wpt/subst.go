@@ -1,0 +1,354 @@
+package wpt
+
+import (
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"fmt"
+	"hash"
+	"html"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// site is what substitutions know about the server: its host names (by
+// WPT's "" and "alt" host keys, then subdomain) and its ports by scheme.
+type site struct {
+	root  string
+	hosts map[string]map[string]string
+	ports map[string][]int
+}
+
+// wptSubdomains are WPT's config subdomains; none resolve here, so they are
+// all mapped to the alternate host (see the package documentation).
+var wptSubdomains = []string{"www", "www1", "www2", "天気の良い日", "élève"}
+
+func newSite(root, mainHost, altHost string, httpPorts []int) *site {
+	names := func(host string) map[string]string {
+		m := map[string]string{"": host, "nonexistent": "nonexistent.invalid"}
+		for _, s := range wptSubdomains {
+			m[s] = altHost
+		}
+		return m
+	}
+	ports := map[string][]int{}
+	if len(httpPorts) > 0 {
+		// No TLS and no WebSocket server: every scheme gets the HTTP ports.
+		for _, scheme := range []string{"http", "https", "ws", "wss"} {
+			ports[scheme] = httpPorts
+		}
+	}
+	return &site{
+		root:  root,
+		hosts: map[string]map[string]string{"": names(mainHost), "alt": names(altHost)},
+		ports: ports,
+	}
+}
+
+// substituter expands wptserve's {{…}} templates for one request.
+type substituter struct {
+	site *site
+	r    *http.Request
+	vars map[string]string // $name: assignments, per document as in wptserve
+}
+
+var templateRE = regexp.MustCompile(`\{\{([^}]*)\}\}`)
+
+// expand replaces every {{expression}} in content, HTML-escaping values when
+// escapeHTML is set. The first failing expression is returned as an error.
+func (s *site) expand(r *http.Request, content []byte, escapeHTML bool) ([]byte, error) {
+	sub := &substituter{site: s, r: r, vars: map[string]string{}}
+	var firstErr error
+	out := templateRE.ReplaceAllFunc(content, func(m []byte) []byte {
+		if firstErr != nil {
+			return m
+		}
+		v, err := sub.eval(string(m[2 : len(m)-2]))
+		if err != nil {
+			firstErr = fmt.Errorf("substitution %s: %w", m, err)
+			return m
+		}
+		if escapeHTML {
+			v = html.EscapeString(v)
+		}
+		return []byte(v)
+	})
+	return out, firstErr
+}
+
+type tokenKind int
+
+const (
+	tokVar   tokenKind = iota // "$name:" assignment target
+	tokIdent                  // name or $name
+	tokIndex                  // [key]
+	tokArgs                   // (a, b)
+)
+
+type token struct {
+	kind tokenKind
+	text string // name, or index key
+	args []string
+}
+
+// The token patterns of wptserve's ReplacementTokenizer.
+var tokenREs = []struct {
+	kind tokenKind
+	re   *regexp.Regexp
+}{
+	{tokVar, regexp.MustCompile(`^\$\w+:`)},
+	{tokIdent, regexp.MustCompile(`^\$?\w+`)},
+	{tokIndex, regexp.MustCompile(`^\[[^\]]*\]`)},
+	{tokArgs, regexp.MustCompile(`^\([^)]*\)`)},
+}
+
+// argSepRE splits arguments as wptserve does: on commas, eating the spaces
+// after them.
+var argSepRE = regexp.MustCompile(`,\s*`)
+
+func tokenize(expr string) ([]token, error) {
+	var toks []token
+	rest := strings.TrimSpace(expr)
+next:
+	for rest != "" {
+		for _, t := range tokenREs {
+			m := t.re.FindString(rest)
+			if m == "" {
+				continue
+			}
+			rest = rest[len(m):]
+			switch t.kind {
+			case tokVar:
+				toks = append(toks, token{kind: tokVar, text: m[:len(m)-1]})
+			case tokIdent:
+				toks = append(toks, token{kind: tokIdent, text: m})
+			case tokIndex:
+				toks = append(toks, token{kind: tokIndex, text: m[1 : len(m)-1]})
+			case tokArgs:
+				var args []string
+				if inner := m[1 : len(m)-1]; inner != "" {
+					args = argSepRE.Split(inner, -1)
+				}
+				toks = append(toks, token{kind: tokArgs, args: args})
+			}
+			continue next
+		}
+		return nil, fmt.Errorf("cannot parse %q", rest)
+	}
+	return toks, nil
+}
+
+func (s *substituter) eval(expr string) (string, error) {
+	toks, err := tokenize(expr)
+	if err != nil {
+		return "", err
+	}
+	variable := ""
+	if len(toks) > 0 && toks[0].kind == tokVar {
+		variable, toks = toks[0].text, toks[1:]
+	}
+	if len(toks) == 0 || toks[0].kind != tokIdent {
+		return "", fmt.Errorf("expected a name")
+	}
+	v, err := s.lookup(toks[0].text, toks[1:])
+	if err != nil {
+		return "", err
+	}
+	if variable != "" {
+		s.vars[variable] = v
+	}
+	return v, nil
+}
+
+// lookup resolves name followed by its index or argument tokens.
+func (s *substituter) lookup(name string, rest []token) (string, error) {
+	if v, ok := s.vars[name]; ok {
+		return v, want(name, rest, 0)
+	}
+	switch name {
+	case "host":
+		return s.site.hosts[""][""], want(name, rest, 0)
+	case "url_base":
+		return "/", want(name, rest, 0)
+	case "domains", "hosts":
+		keys, err := indexes(name, rest, map[string]int{"domains": 1, "hosts": 2}[name])
+		if err != nil {
+			return "", err
+		}
+		if name == "domains" {
+			keys = append([]string{""}, keys...)
+		}
+		sub, ok := s.site.hosts[keys[0]]
+		if !ok {
+			return "", fmt.Errorf("no host %q", keys[0])
+		}
+		h, ok := sub[keys[1]]
+		if !ok {
+			return "", fmt.Errorf("no subdomain %q", keys[1])
+		}
+		return h, nil
+	case "ports":
+		keys, err := indexes(name, rest, 2)
+		if err != nil {
+			return "", err
+		}
+		ports, ok := s.site.ports[keys[0]]
+		if !ok {
+			return "", fmt.Errorf("no %q ports (server not started, or scheme unsupported)", keys[0])
+		}
+		i, err := strconv.Atoi(keys[1])
+		if err != nil || i < 0 || i >= len(ports) {
+			return "", fmt.Errorf("no %s port %q (a second port needs Options.SecondPort)", keys[0], keys[1])
+		}
+		return strconv.Itoa(ports[i]), nil
+	case "location":
+		keys, err := indexes(name, rest, 1)
+		if err != nil {
+			return "", err
+		}
+		v, ok := location(s.r)[keys[0]]
+		if !ok {
+			return "", fmt.Errorf("no location part %q", keys[0])
+		}
+		return v, nil
+	case "headers":
+		keys, err := indexes(name, rest, 1)
+		if err != nil {
+			return "", err
+		}
+		vs := s.r.Header.Values(keys[0])
+		if len(vs) == 0 {
+			return "", fmt.Errorf("no request header %q", keys[0])
+		}
+		return strings.Join(vs, ", "), nil
+	case "GET":
+		keys, err := indexes(name, rest, 1)
+		if err != nil {
+			return "", err
+		}
+		if vs := parseQuery(s.r.URL.RawQuery, true)[keys[0]]; len(vs) > 0 {
+			return vs[0], nil
+		}
+		return "", nil
+	case "uuid":
+		if _, err := call(name, rest, 0); err != nil {
+			return "", err
+		}
+		return newUUID(), nil
+	case "header_or_default":
+		args, err := call(name, rest, 2)
+		if err != nil {
+			return "", err
+		}
+		if vs := s.r.Header.Values(args[0]); len(vs) > 0 {
+			return strings.Join(vs, ", "), nil
+		}
+		return args[1], nil
+	case "file_hash":
+		args, err := call(name, rest, 2)
+		if err != nil {
+			return "", err
+		}
+		return s.fileHash(args[0], args[1])
+	}
+	return "", fmt.Errorf("undefined template variable %q", name)
+}
+
+// want checks that name is used with exactly n [index] tokens.
+func want(name string, rest []token, n int) error {
+	if len(rest) != n {
+		return fmt.Errorf("%s takes %d index(es), got %d", name, n, len(rest))
+	}
+	for _, t := range rest {
+		if t.kind != tokIndex {
+			return fmt.Errorf("%s takes [index], not arguments", name)
+		}
+	}
+	return nil
+}
+
+func indexes(name string, rest []token, n int) ([]string, error) {
+	if err := want(name, rest, n); err != nil {
+		return nil, err
+	}
+	keys := make([]string, n)
+	for i, t := range rest {
+		keys[i] = t.text
+	}
+	return keys, nil
+}
+
+// call checks that name is called as a function with n arguments.
+func call(name string, rest []token, n int) ([]string, error) {
+	if len(rest) != 1 || rest[0].kind != tokArgs || len(rest[0].args) != n {
+		return nil, fmt.Errorf("%s must be called with %d argument(s)", name, n)
+	}
+	return rest[0].args, nil
+}
+
+// location is wptserve's view of the request URL; href is an addition.
+func location(r *http.Request) map[string]string {
+	hostname, port, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		hostname, port = r.Host, "80"
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	server := scheme + "://" + net.JoinHostPort(hostname, port)
+	href := server + r.URL.EscapedPath()
+	if r.URL.RawQuery != "" {
+		href += "?" + r.URL.RawQuery
+	}
+	return map[string]string{
+		"server":   server,
+		"scheme":   scheme,
+		"host":     net.JoinHostPort(hostname, port),
+		"hostname": hostname,
+		"port":     port,
+		"path":     r.URL.EscapedPath(),
+		"pathname": r.URL.EscapedPath(),
+		"query":    "?" + r.URL.RawQuery,
+		"href":     href,
+	}
+}
+
+var hashes = map[string]func() hash.Hash{
+	"md5": md5.New, "sha1": sha1.New, "sha224": sha256.New224,
+	"sha256": sha256.New, "sha384": sha512.New384, "sha512": sha512.New,
+}
+
+// fileHash is wptserve's file_hash(algorithm, path): the base64 digest of
+// a file named relative to the root.
+func (s *substituter) fileHash(algorithm, name string) (string, error) {
+	newHash, ok := hashes[algorithm]
+	if !ok {
+		return "", fmt.Errorf("unsupported hash algorithm %q", algorithm)
+	}
+	data, err := os.ReadFile(filepath.Join(s.site.root, filepath.FromSlash(path.Clean("/"+name))))
+	if err != nil {
+		return "", fmt.Errorf("cannot hash %s: %w", name, err)
+	}
+	h := newHash()
+	h.Write(data)
+	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
