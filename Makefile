@@ -1,14 +1,21 @@
 # The two commands of the README:
-#   make run    wdext on :4444 in front of a chromedriver it starts itself
+#   make run    the bundled WPT-style suite through wdext, in front of a
+#               chromedriver it starts itself (reports in out/)
 #   make test   vet and every test, against real Chromium
+# and: make serve   wdext on :4444 for your own clients
 GO ?= go
 
-.PHONY: deps run test check bench
+.PHONY: deps run serve test check bench
 
 deps:
 	./scripts/deps.sh
 
 run: deps
+	mkdir -p out
+	$(GO) run ./cmd/wdext wpt --expected testdata/wpt/expectations.json \
+		--report out/wptreport.json --junit out/junit.xml testdata/wpt
+
+serve: deps
 	$(GO) run ./cmd/wdext serve --port 4444
 
 test: deps
@@ -21,4 +28,6 @@ check:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@latest ./...
 
 bench: deps
-	$(GO) test -run XXX -bench . -benchtime 1000x ./forcesample/ ./webdriver/
+	$(GO) test -run XXX -bench ForceSample -benchtime 1000x ./forcesample/
+	$(GO) test -run XXX -bench ExecuteSync -benchtime 2000x ./webdriver/
+	$(GO) test -run XXX -bench ProfilingSuite -benchtime 1x ./wpt/

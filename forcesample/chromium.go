@@ -36,9 +36,10 @@ func armLock(b *cdp.Browser) *sync.Mutex {
 }
 
 // Arm enables the sampling categories in the browser until the returned
-// disarm is called. disarm returns once the browser has been told to stop;
-// the browser's lock is held until tracing has fully stopped, so the next
-// Arm cannot collide with it, but the caller need not wait for the flush.
+// disarm is called. disarm returns once tracing has fully stopped
+// (tracingComplete): only then is the category off in every renderer, so
+// that whatever the page does next (handle the reply to its own request,
+// say) samples nothing.
 func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) error, err error) {
 	mu := armLock(b)
 	mu.Lock()
@@ -66,29 +67,20 @@ func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 	return func(ctx context.Context) error {
 		err := errors.New("already disarmed")
 		once.Do(func() {
-			_, err = cdproto.Call(ctx, b, tracing.End, cdproto.Empty{})
-			if err != nil {
-				stop()
-				mu.Unlock()
+			defer mu.Unlock()
+			defer stop()
+			if _, err = cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
 				return
 			}
-			go func() { // owned by the arm: ends at tracingComplete, a lost connection or the deadline
-				defer mu.Unlock()
-				defer stop()
-				select {
-				case <-complete:
-				case <-b.Done():
-				case <-time.After(flushTimeout):
-				}
-			}()
+			select {
+			case <-complete:
+			case <-ctx.Done():
+				err = fmt.Errorf("waiting for tracing to stop: %w", ctx.Err())
+			}
 		})
 		return err
 	}, nil
 }
-
-// flushTimeout bounds how long the next force waits for the last one's
-// trace to be flushed.
-const flushTimeout = 5 * time.Second
 
 // Chromium forces a sample in every isolate of the browser.
 func Chromium(ctx context.Context, b *cdp.Browser) error {

@@ -16,6 +16,19 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-if [ -f package.json ] && [ ! -f node_modules/wpt-runner/testharness/testharness.js ] && command -v npm >/dev/null 2>&1; then
-  npm install --no-audit --no-fund --silent
+# testharness.js for the bundled WPT-style suite: the npm package
+# wpt-runner ships it. Only its tarball is fetched (its own dependencies,
+# jsdom among them, are not needed).
+harness=.cache/wpt-runner/package/testharness/testharness.js
+if [ ! -f "$harness" ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq npm >/dev/null
+  fi
+  mkdir -p .cache/wpt-runner
+  tgz=$(cd .cache && npm pack --silent wpt-runner@7.0.0 2>/dev/null | tail -n 1)
+  tar -xzf ".cache/$tgz" -C .cache/wpt-runner
+  rm -f ".cache/$tgz"
 fi

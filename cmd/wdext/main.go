@@ -16,6 +16,12 @@ func main() {
 		err = serve(args)
 	case "census":
 		err = censusCmd(args)
+	case "wpt":
+		var code int
+		code, err = wptCmd(args)
+		if err == nil && code != 0 {
+			os.Exit(code)
+		}
 	case "-h", "--help", "help":
 		usage()
 		return

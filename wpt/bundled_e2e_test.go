@@ -1,0 +1,90 @@
+package wpt_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/forcesample"
+	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/wpt"
+)
+
+// runSuite runs the bundled suite (or a directory of it) through wdext in
+// front of real Chromium; vendor, if set, replaces testdriver-vendor.js.
+func runSuite(t testing.TB, dir string, vendor string) ([]wpt.Result, time.Duration) {
+	env := e2e.Start(t, forcesample.Register)
+	root := e2e.Testdata("wpt")
+	th, err := wpt.FindTestharness("", root)
+	if err != nil {
+		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	srv, err := wpt.NewServer(root, wpt.Options{MainHost: "localhost"})
+	assert.NilError(t, err)
+	ctx := context.Background()
+	assert.NilError(t, srv.Start(ctx))
+	t.Cleanup(func() { srv.Close() })
+	r := &wpt.Runner{WebDriver: env.URL, Server: srv, Testharness: th, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	r.Mount()
+	if vendor != "" {
+		srv.Mount("/resources/testdriver-vendor.js", wpt.Static("text/javascript", []byte(vendor)))
+	}
+	var paths []string
+	if dir != "" {
+		paths = []string{dir}
+	}
+	tests, err := wpt.Discover(root, paths)
+	assert.NilError(t, err)
+	start := time.Now()
+	results, err := r.Run(ctx, tests)
+	assert.NilError(t, err)
+	return results, time.Since(start)
+}
+
+// The bundled suite passes on Chromium through wdext, but for what
+// expectations.json records as Chromium's own failures.
+func TestBundledSuite(t *testing.T) {
+	results, took := runSuite(t, "", "")
+	exp, err := wpt.LoadExpectations(e2e.Testdata("wpt", "expectations.json"))
+	assert.NilError(t, err)
+	for _, r := range results {
+		for _, u := range exp.Unexpected(r) {
+			t.Errorf("unexpected: %s %q: %s (expected %s): %s", u.Test, u.Subtest, u.Status, u.Expected, u.Message)
+		}
+	}
+	assert.Assert(t, len(results) >= 8)
+	t.Logf("bundled suite: %d tests in %v", len(results), took)
+}
+
+// busyWait is WPT's way to get a sample without force_sample: spin 10 ms,
+// then wait 500 ms for the profiler to tick.
+const busyWait = `test_driver.force_sample = async () => {
+  const end = performance.now() + 10;
+  while (performance.now() < end);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+};`
+
+// BenchmarkProfilingSuite times the bundled js-self-profiling tests with
+// test_driver.force_sample() and with WPT's busy-wait helper in its place
+// (results of the latter are not checked: its samples are not exact).
+//
+//	go test ./wpt -run XXX -bench ProfilingSuite -benchtime 1x
+func BenchmarkProfilingSuite(b *testing.B) {
+	var force, busy time.Duration
+	for i := 0; i < b.N; i++ {
+		_, f := runSuite(b, "js-self-profiling", "")
+		_, w := runSuite(b, "js-self-profiling", busyWait)
+		force, busy = force+f, busy+w
+	}
+	b.ReportMetric(force.Seconds()/float64(b.N), "force-sample-s")
+	b.ReportMetric(busy.Seconds()/float64(b.N), "busy-wait-s")
+	b.ReportMetric(busy.Seconds()/force.Seconds(), "speedup")
+}

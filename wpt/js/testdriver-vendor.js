@@ -1,0 +1,1 @@
+// Part of wdext's testdriver: everything lives in testdriver.js.
