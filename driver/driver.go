@@ -70,9 +70,15 @@ type Chromedriver struct {
 	// Stderr receives the driver's output; nil discards it.
 	Stderr *os.File
 
-	mu      sync.Mutex
-	current *process
-	closed  bool
+	// startMu serialises starts (a start can take seconds); mu guards the
+	// fields below and is never held across a start, so Ready and Kill
+	// answer at once while a driver is starting.
+	startMu  sync.Mutex
+	mu       sync.Mutex
+	current  *process
+	starting bool
+	startErr error // of the last start, until a start succeeds
+	closed   bool
 }
 
 type process struct {
@@ -102,15 +108,25 @@ func (c *Chromedriver) Managed() bool { return true }
 // Current returns the running chromedriver, starting a new one when there
 // is none or the last one died.
 func (c *Chromedriver) Current(ctx context.Context) (*Instance, error) {
+	c.startMu.Lock()
+	defer c.startMu.Unlock()
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		return nil, errors.New("driver is shutting down")
 	}
 	if c.current != nil && c.current.Alive() {
+		c.mu.Unlock()
 		return &c.current.Instance, nil
 	}
+	c.starting = true
+	c.mu.Unlock()
+
 	p, err := c.start(ctx)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.starting, c.startErr = false, err
 	if err != nil {
 		return nil, err
 	}
@@ -118,13 +134,27 @@ func (c *Chromedriver) Current(ctx context.Context) (*Instance, error) {
 	return &p.Instance, nil
 }
 
-// Ready reports whether a live driver is there and answers /status ready.
+// Ready reports whether a new session can be sent to the driver without
+// waiting (what /status "ready" means). It never waits for a start:
+//
+//   - closed: false;
+//   - a start is under way: false;
+//   - the last start failed (and none has succeeded since): false;
+//   - a driver is running: whether its own /status says ready;
+//   - no driver is running — none was started yet, or the last one exited:
+//     true. The driver is started lazily by the next new session (wdext
+//     serve starts one eagerly at startup anyway); answering false here
+//     would keep a client that polls /status before its first session
+//     waiting forever.
 func (c *Chromedriver) Ready(ctx context.Context) bool {
 	c.mu.Lock()
-	p := c.current
+	p, starting, startErr, closed := c.current, c.starting, c.startErr, c.closed
 	c.mu.Unlock()
-	if p == nil || !p.Alive() {
+	switch {
+	case closed, starting, startErr != nil:
 		return false
+	case p == nil || !p.Alive():
+		return true
 	}
 	return statusReady(ctx, p.URL) == nil
 }
@@ -199,11 +229,17 @@ func (c *Chromedriver) Kill() {
 	}
 }
 
-// Close stops the driver and its browsers; later Current calls fail.
+// Close stops the driver and its browsers; later Current calls fail. A
+// start under way is waited for, so that its process is stopped too.
 func (c *Chromedriver) Close() error {
 	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.startMu.Lock()
+	defer c.startMu.Unlock()
+	c.mu.Lock()
 	p := c.current
-	c.closed, c.current = true, nil
+	c.current = nil
 	c.mu.Unlock()
 	if p != nil {
 		p.kill()

@@ -73,11 +73,16 @@ func pump(dst, src *websocket.Conn, touch func(), errc chan<- error) {
 		if err != nil {
 			var ce *websocket.CloseError
 			if errors.As(err, &ce) {
-				msg := websocket.FormatCloseMessage(ce.Code, ce.Text)
-				if ce.Code == websocket.CloseNoStatusReceived {
-					msg = websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
+				switch ce.Code {
+				case websocket.CloseAbnormalClosure, websocket.CloseTLSHandshake:
+					// No close frame came: src just dropped. These codes
+					// must never be sent, so drop dst the same way.
+				default:
+					// 1005 (a close frame without a code) formats as an
+					// empty close frame: the same again.
+					msg := websocket.FormatCloseMessage(ce.Code, ce.Text)
+					dst.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
 				}
-				dst.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
 			}
 			errc <- err
 			return

@@ -18,7 +18,11 @@ type ChromeDefaults struct {
 // a browser other than Chrome are left alone.
 func (d ChromeDefaults) Apply(body map[string]any) {
 	caps, ok := body["capabilities"].(map[string]any)
-	if !ok && body["capabilities"] == nil {
+	// A legacy request (desiredCapabilities alone) stays one: W3C
+	// capabilities would switch the driver to the W3C dialect, which
+	// ignores desiredCapabilities and with them what the client asked for.
+	_, legacy := body["desiredCapabilities"]
+	if !ok && body["capabilities"] == nil && !legacy {
 		caps = map[string]any{}
 		body["capabilities"] = caps
 	}

@@ -107,9 +107,32 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 	case r.Context().Err() != nil:
 		// The client went away; nobody reads this reply.
 		w.WriteHeader(499)
+	case waitClosed(t.gone, driverExitGrace):
+		// A dying driver drops its connections a moment before its
+		// process is reaped: the dropped connection was the first sign.
+		WriteError(w, Errorf(InvalidSessionID, "the driver process that held this session has exited"))
 	default:
 		p.log.Warn("upstream failed", "upstream", t.base.Redacted(), "method", r.Method, "path", r.URL.Path, "err", err)
 		WriteError(w, Errorf(UnknownError, "upstream driver %s did not answer: %v", t.base.Redacted(), err))
+	}
+}
+
+// driverExitGrace is how long a failed request waits to learn whether
+// the driver process is exiting.
+const driverExitGrace = 750 * time.Millisecond
+
+// waitClosed reports whether c closes within d (false for a nil c).
+func waitClosed(c <-chan struct{}, d time.Duration) bool {
+	if c == nil {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 

@@ -1,8 +1,9 @@
-// Package wpt owns the non-browser half of `wdext wpt`: serving a
-// web-platform-tests style tree the way wptserve does, finding the
-// testharness.js tests in it, and turning testharness.js results into
-// reports and an exit status. Driving the browser lives elsewhere; this
-// package never starts one.
+// Package wpt owns `wdext wpt`: serving a web-platform-tests style tree the
+// way wptserve does, finding the testharness.js tests in it, loading each
+// in a WebDriver session through wdext ([Runner], with wdext's own
+// testharnessreport.js and testdriver.js), and turning testharness.js
+// results into reports and an exit status. It never starts a browser
+// itself: the sessions come from whatever WebDriver endpoint it is given.
 //
 // # Pieces
 //
@@ -14,6 +15,9 @@
 //     [Static] makes a handler from fixed bytes.
 //   - [Discover] lists the tests under some paths the way WPT's manifest
 //     does, with their timeouts.
+//   - [Runner] loads each test page, performs the testdriver actions the
+//     page asks for (force_sample, click, send_keys) and collects the
+//     harness result; a hung page is a TIMEOUT, a lost browser a CRASH.
 //   - [ParseHarnessResult] decodes testharness.js's completion payload into a
 //     [Result]; [Expectations] says which results are unexpected;
 //     [WriteWPTReport], [WriteJUnit], [WriteSummary], [Progress] and
