@@ -29,6 +29,10 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s (%d)", e.Message, e.Code)
 }
 
+// writeTimeout bounds one websocket write: a browser that does not read
+// for this long is gone.
+const writeTimeout = 10 * time.Second
+
 // ErrClosed is returned for calls on a closed connection.
 var ErrClosed = errors.New("cdp: connection closed")
 
@@ -191,16 +195,22 @@ func (c *Conn) call(ctx context.Context, sessionID, method string, params, resul
 		c.forget(id)
 		return err
 	}
-	c.wmu.Lock()
-	if dl, ok := ctx.Deadline(); ok {
-		c.ws.SetWriteDeadline(dl)
-	} else {
-		c.ws.SetWriteDeadline(time.Time{})
+	if err := ctx.Err(); err != nil {
+		c.forget(id)
+		return fmt.Errorf("cdp: %s: %w", method, err)
 	}
+	// The write deadline is the connection's, not the call's: gorilla's
+	// writes fail for good once one times out, so a short call deadline
+	// would break the connection for every later call.
+	c.wmu.Lock()
+	c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
 	err = c.ws.WriteMessage(websocket.TextMessage, data)
 	c.wmu.Unlock()
 	if err != nil {
 		c.forget(id)
+		// A failed write leaves the socket unusable: close it, so Done
+		// fires and owners (cdp.ForSession) reconnect.
+		c.ws.Close()
 		return fmt.Errorf("cdp: sending %s: %w", method, err)
 	}
 	select {

@@ -59,7 +59,8 @@ func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 		if strings.Contains(err.Error(), "already") {
 			return nil, webdriver.Errorf(webdriver.UnsupportedOperation,
 				"forcesample needs the browser's tracing, but another tracing session is running "+
-					"(for example chromedriver's performance log with perfLoggingPrefs.traceCategories): %v", err)
+					"(chromedriver's performance log with perfLoggingPrefs.traceCategories, or wdext's GC log: "+
+					`POST /session/{id}/wdext/memory/gc-log {"collect": false} stops it): %v`, err)
 		}
 		return nil, err
 	}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/forcesample"
+	"github.com/wdext/wdext/memory"
+	"github.com/wdext/wdext/memory/debuggermemory"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
 )
@@ -83,6 +85,8 @@ func (f *serverFlags) build() (*stack, error) {
 		Log: log,
 	})
 	forcesample.Register(srv)
+	memory.Register(srv)
+	debuggermemory.Register(srv)
 	return &stack{server: srv, upstream: up, log: log}, nil
 }
 

@@ -1,0 +1,379 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// scene is a top-level browsing context as CDP shows it: the page target,
+// the out-of-process iframes below it and the dedicated workers of both,
+// each with the V8 isolate it runs in.
+type scene struct {
+	page  *node
+	nodes []*node // page first, then iframes, then workers
+}
+
+// node is one target of a scene.
+type node struct {
+	info    *target.Info
+	session *cdp.Session
+	isolate string
+}
+
+func (n *node) String() string { return describe(n.info.Type, n.info.URL) }
+
+// isolates returns one node per distinct isolate, in scene order: targets
+// that share an isolate (the page and a same-site frame nested in a
+// cross-site one, say) share one heap and one garbage collector.
+func (s *scene) isolates() []*node {
+	seen := map[string]bool{}
+	var out []*node
+	for _, n := range s.nodes {
+		if !seen[n.isolate] {
+			seen[n.isolate] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// collect finds the page target of the window handle (chromedriver's
+// window handles are CDP target ids) and every iframe and dedicated worker
+// target below it. Chromium lists dedicated workers in Target.getTargets
+// with their parent, so no auto-attach (which could pause new workers) is
+// needed.
+func collect(ctx context.Context, b *cdp.Browser, handle string) (*scene, error) {
+	infos, err := b.Targets(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing targets: %w", err)
+	}
+	var pageInfo *target.Info
+	for _, t := range infos {
+		if string(t.TargetID) == handle && t.Type == "page" {
+			pageInfo = t
+		}
+	}
+	if pageInfo == nil {
+		return nil, webdriver.Errorf(webdriver.NoSuchWindow, "the current window (handle %s) is not a page target of the browser's DevTools endpoint", handle)
+	}
+	// Descendants by parentId, to a fixed point: an iframe's parent may
+	// itself be an iframe, and a nested worker's a worker.
+	in := map[target.ID]bool{pageInfo.TargetID: true}
+	picked := []*target.Info{pageInfo}
+	for grew := true; grew; {
+		grew = false
+		for _, t := range infos {
+			if (t.Type == "iframe" || t.Type == "worker") && !in[t.TargetID] && in[t.ParentID] {
+				in[t.TargetID] = true
+				picked = append(picked, t)
+				grew = true
+			}
+		}
+	}
+	rank := func(t *target.Info) int {
+		switch t.Type {
+		case "page":
+			return 0
+		case "iframe":
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(picked, func(a, b *target.Info) int { return rank(a) - rank(b) })
+
+	nodes := make([]*node, len(picked))
+	errs := make([]error, len(picked))
+	var wg sync.WaitGroup
+	for i, t := range picked {
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			n := &node{info: t}
+			errs[i] = onTarget(ctx, b, t.TargetID, func(s *cdp.Session) error {
+				id, err := cdproto.Call(ctx, s, runtime.GetIsolateID, cdproto.Empty{})
+				n.session, n.isolate = s, id.ID
+				return err
+			})
+			nodes[i] = n
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil {
+		return nil, fmt.Errorf("attaching to the page %s: %w", pageInfo.URL, errs[0])
+	}
+	sc := &scene{page: nodes[0]}
+	for i, n := range nodes {
+		// A frame or worker that went away since the listing has no
+		// memory left to measure.
+		if errs[i] == nil {
+			sc.nodes = append(sc.nodes, n)
+		} else if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	return sc, nil
+}
+
+// onTarget runs fn with a session to the target. A cached session the
+// browser no longer knows (the target detached it) is replaced once.
+func onTarget(ctx context.Context, b *cdp.Browser, id target.ID, fn func(*cdp.Session) error) error {
+	for attempt := 0; ; attempt++ {
+		s, err := b.Attach(ctx, id)
+		if err != nil {
+			return err
+		}
+		err = fn(s)
+		var ce *cdp.Error
+		if err == nil || attempt > 0 || ctx.Err() != nil || !errors.As(err, &ce) {
+			return err
+		}
+		b.Forget(id)
+	}
+}
+
+// Measure measures the top-level browsing context of the window handle
+// from source (SourceAPI, SourceEngine, or "" for the default).
+func Measure(ctx context.Context, b *cdp.Browser, handle, source string) (MemoryMeasurement, error) {
+	sc, err := collect(ctx, b, handle)
+	if err != nil {
+		return MemoryMeasurement{}, err
+	}
+	if source == "" || source == SourceAPI {
+		isolated, err := crossOriginIsolated(ctx, sc.page.session)
+		if err != nil {
+			return MemoryMeasurement{}, err
+		}
+		switch {
+		case isolated:
+			source = SourceAPI
+		case source == SourceAPI:
+			return MemoryMeasurement{}, webdriver.Errorf(webdriver.UnsupportedOperation,
+				"source %q needs a cross-origin-isolated page (Cross-Origin-Opener-Policy: same-origin and "+
+					"Cross-Origin-Embedder-Policy: require-corp), and %s is not: use source %q", SourceAPI, sc.page.info.URL, SourceEngine)
+		default:
+			source = SourceEngine
+		}
+	}
+	var m MemoryMeasurement
+	if source == SourceAPI {
+		m, err = measureAPI(ctx, b, handle, sc)
+	} else {
+		m, err = measureEngine(ctx, b, sc)
+	}
+	if err != nil {
+		return m, err
+	}
+	if err := Validate(m); err != nil {
+		return m, webdriver.Errorf(webdriver.UnknownError, "the %s measurement breaks the spec's invariants: %v", source, err)
+	}
+	return m, nil
+}
+
+// crossOriginIsolated reports whether the page's top-level document is
+// cross-origin isolated (its crossOriginIsolated is true), from the frame
+// tree rather than from page script, which could shadow the global.
+func crossOriginIsolated(ctx context.Context, s *cdp.Session) (bool, error) {
+	tree, err := cdproto.Call(ctx, s, page.GetFrameTree, cdproto.Empty{})
+	if err != nil {
+		return false, fmt.Errorf("reading the page's cross-origin isolation: %w", err)
+	}
+	return tree.FrameTree != nil && tree.FrameTree.Frame != nil &&
+		tree.FrameTree.Frame.CrossOriginIsolatedContextType == cdproto.CrossOriginIsolatedContextTypeIsolated, nil
+}
+
+// measureEngine builds the measurement from per-isolate heap usage
+// (Runtime.getHeapUsage: V8 heap used plus ArrayBuffer backing stores),
+// the frame trees of the page and of its out-of-process iframes, the frame
+// owner elements (DOM.getFrameOwner and DOM.describeNode in the parent
+// frame's target) and the workers.
+func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (MemoryMeasurement, error) {
+	var mu sync.Mutex
+	heaps := EngineHeaps{Bytes: map[string]uint64{}}
+	host := map[string]*node{} // frame id → target whose frame tree holds it
+	var wg sync.WaitGroup
+	var errs []error
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	for _, n := range sc.isolates() {
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			u, err := cdproto.Call(ctx, n.session, runtime.GetHeapUsage, cdproto.Empty{})
+			if err != nil {
+				// An iframe or worker that went away has no memory
+				// left; its realms are dropped below.
+				if n == sc.page || ctx.Err() != nil {
+					fail(fmt.Errorf("heap usage of %s: %w", n, err))
+				}
+				return
+			}
+			mu.Lock()
+			heaps.Bytes[n.isolate] = uint64(u.UsedSize) + uint64(u.BackingStorageSize)
+			mu.Unlock()
+		}()
+	}
+	for _, n := range sc.nodes {
+		if n.info.Type == "worker" {
+			mu.Lock()
+			heaps.Workers = append(heaps.Workers, EngineWorker{
+				URL: n.info.URL, Global: ScopeDedicatedWorker, Frame: string(n.info.ParentFrameID), Isolate: n.isolate,
+			})
+			mu.Unlock()
+			continue
+		}
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			tree, err := cdproto.Call(ctx, n.session, page.GetFrameTree, cdproto.Empty{})
+			if err != nil || tree.FrameTree == nil {
+				if n == sc.page || ctx.Err() != nil {
+					fail(fmt.Errorf("frame tree of %s: %w", n, err))
+				}
+				return // an iframe that went away
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			var walk func(t *page.FrameTree, root bool)
+			walk = func(t *page.FrameTree, root bool) {
+				f := t.Frame
+				parent := string(f.ParentID)
+				if n == sc.page && root {
+					parent = ""
+				}
+				url := f.URL + f.URLFragment
+				if url == "" {
+					// A frame still on its initial empty document
+					// (CDP sends no URL): the document's URL is
+					// about:blank.
+					url = "about:blank"
+				}
+				heaps.Frames = append(heaps.Frames, EngineFrame{
+					ID: string(f.ID), ParentID: parent, URL: url,
+					Origin: serializedOrigin(f.SecurityOrigin), Isolate: n.isolate,
+				})
+				host[string(f.ID)] = n
+				for _, c := range t.ChildFrames {
+					walk(c, false)
+				}
+			}
+			walk(tree.FrameTree, true)
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return MemoryMeasurement{}, errors.Join(errs...)
+	}
+	// Realms of isolates that went away mid-collection, and frames whose
+	// parent is no longer among the frames (it navigated), are dropped
+	// with their descendants rather than fail the measurement.
+	measured := func(isolate string) bool { _, ok := heaps.Bytes[isolate]; return ok }
+	heaps.Frames = connected(slices.DeleteFunc(heaps.Frames, func(f EngineFrame) bool { return !measured(f.Isolate) }))
+	heaps.Workers = slices.DeleteFunc(heaps.Workers, func(w EngineWorker) bool { return !measured(w.Isolate) })
+
+	for i := range heaps.Frames {
+		f := &heaps.Frames[i]
+		if f.ParentID == "" {
+			continue
+		}
+		owner := host[f.ParentID]
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			// Unknown owners stay nil: the attribution then names an
+			// empty container rather than none.
+			f.Container, _ = frameOwner(ctx, owner.session, f.ID)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return MemoryMeasurement{}, err
+	}
+	intermediate, err := heaps.Intermediate()
+	if err != nil {
+		return MemoryMeasurement{}, err
+	}
+	return CreateNewMemoryMeasurement(intermediate, nil), nil
+}
+
+// serializedOrigin maps CDP's serialization of an opaque origin ("://",
+// for data: documents and sandboxed frames) to the HTML one, "null", which
+// is never the same origin as anything: two opaque origins cannot be told
+// apart by their strings.
+func serializedOrigin(o string) string {
+	if o == "" || o == "://" {
+		return "null"
+	}
+	return o
+}
+
+// connected keeps the top-level frame and the frames that reach it.
+func connected(frames []EngineFrame) []EngineFrame {
+	byID := map[string]*EngineFrame{}
+	for i := range frames {
+		byID[frames[i].ID] = &frames[i]
+	}
+	reaches := func(f *EngineFrame) bool {
+		for range len(frames) {
+			if f.ParentID == "" {
+				return true
+			}
+			p, ok := byID[f.ParentID]
+			if !ok {
+				return false
+			}
+			f = p
+		}
+		return false // a cycle: cannot happen, but never loop
+	}
+	var out []EngineFrame
+	for i := range frames {
+		if reaches(&frames[i]) {
+			out = append(out, frames[i])
+		}
+	}
+	return out
+}
+
+// frameOwner describes the element that holds a frame, from the target
+// that renders the frame's parent.
+func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*ContainerElement, error) {
+	o, err := cdproto.Call(ctx, s, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdproto.FrameID(frame)})
+	if err != nil {
+		return nil, err
+	}
+	d, err := cdproto.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: o.BackendNodeID})
+	if err != nil || d.Node == nil {
+		return nil, err
+	}
+	c := &ContainerElement{LocalName: d.Node.LocalName}
+	if c.LocalName == "" {
+		c.LocalName = strings.ToLower(d.Node.NodeName)
+	}
+	for i := 0; i+1 < len(d.Node.Attributes); i += 2 {
+		switch v := d.Node.Attributes[i+1]; d.Node.Attributes[i] {
+		case "id":
+			c.ID = v
+		case "src":
+			c.Src = v
+		case "data":
+			c.Data = v
+		}
+	}
+	return c, nil
+}

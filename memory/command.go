@@ -1,0 +1,202 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// The extension commands' URI templates.
+const (
+	MeasurePath = "/session/{id}/wdext/memory/measure"
+	GCPath      = "/session/{id}/wdext/memory/gc"
+)
+
+// The values of the measure command's "source" parameter.
+const (
+	// SourceAPI runs the page's own performance.measureUserAgentSpecificMemory()
+	// and makes it settle now by forcing the garbage collections it waits
+	// for. Needs a cross-origin-isolated page.
+	SourceAPI = "api"
+	// SourceEngine builds the measurement from the engine's per-isolate heap
+	// figures (CDP) and the spec's algorithms. Works on any page, and counts
+	// cross-site out-of-process iframes, which the page API leaves out.
+	SourceEngine = "engine"
+)
+
+// DefaultTimeout bounds a command whose parameters give no "timeout".
+const DefaultTimeout = 10 * time.Second
+
+// maxTimeout is the largest "timeout" accepted: the WebDriver spec's
+// largest timeout value (2^53 − 1 ms), like the session timeouts.
+const maxTimeout = 1<<53 - 1
+
+// Register adds the memory commands to srv.
+func Register(srv *webdriver.Server) {
+	srv.Handle("POST", MeasurePath, MeasureCommand)
+	srv.Handle("POST", GCPath, GCCommand)
+}
+
+// MeasureArgs are the measure command's parameters.
+type MeasureArgs struct {
+	// Source is SourceAPI, SourceEngine or "" for the default: the API
+	// where the current top-level browsing context is cross-origin
+	// isolated, else the engine.
+	Source string
+	// Timeout bounds the command; 0 means DefaultTimeout was asked for.
+	Timeout time.Duration
+}
+
+// GCArgs are the gc command's parameters.
+type GCArgs struct {
+	Timeout time.Duration
+}
+
+// rawArgs is what both commands accept. Members they do not know are
+// ignored, as WebDriver commands do: Selenium's Python client adds
+// "sessionId" to every command's parameters.
+type rawArgs struct {
+	Source  *string  `json:"source"`
+	Timeout *float64 `json:"timeout"`
+}
+
+// ParseMeasureArgs decodes and checks the measure command's parameters;
+// every problem is "invalid argument".
+func ParseMeasureArgs(body []byte) (MeasureArgs, error) {
+	var raw rawArgs
+	if err := webdriver.DecodeArgs(body, &raw); err != nil {
+		return MeasureArgs{}, err
+	}
+	var a MeasureArgs
+	if raw.Source != nil {
+		switch *raw.Source {
+		case SourceAPI, SourceEngine:
+			a.Source = *raw.Source
+		default:
+			return MeasureArgs{}, webdriver.Errorf(webdriver.InvalidArgument, "parameter \"source\": %q is not %q or %q", *raw.Source, SourceAPI, SourceEngine)
+		}
+	}
+	t, err := parseTimeout(raw.Timeout)
+	a.Timeout = t
+	return a, err
+}
+
+// ParseGCArgs decodes and checks the gc command's parameters.
+func ParseGCArgs(body []byte) (GCArgs, error) {
+	var raw rawArgs
+	if err := webdriver.DecodeArgs(body, &raw); err != nil {
+		return GCArgs{}, err
+	}
+	if raw.Source != nil {
+		return GCArgs{}, webdriver.Errorf(webdriver.InvalidArgument, "parameter \"source\" belongs to the measure command, not gc")
+	}
+	t, err := parseTimeout(raw.Timeout)
+	return GCArgs{Timeout: t}, err
+}
+
+// parseTimeout checks a "timeout" in milliseconds the way WebDriver checks
+// its session timeouts: an integer from 0 to 2^53 − 1. Absent or null is
+// DefaultTimeout.
+func parseTimeout(ms *float64) (time.Duration, error) {
+	if ms == nil {
+		return DefaultTimeout, nil
+	}
+	v := *ms
+	if v < 0 || v != math.Trunc(v) || v > maxTimeout {
+		return 0, webdriver.Errorf(webdriver.InvalidArgument, "parameter \"timeout\": %v is not an integer number of milliseconds from 0 to 2^53-1", v)
+	}
+	// Durations above ~292 years overflow, and deadlines near that limit
+	// too: nobody waits more than a century.
+	if d := 100 * 365 * 24 * time.Hour; v > float64(d.Milliseconds()) {
+		return d, nil
+	}
+	return time.Duration(v) * time.Millisecond, nil
+}
+
+// MeasureCommand is POST /session/{id}/wdext/memory/measure: a
+// MemoryMeasurement of the session's current top-level browsing context.
+func MeasureCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
+	args, err := ParseMeasureArgs(body)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
+	defer cancel()
+	b, handle, err := connect(ctx, sess, "measure")
+	if err != nil {
+		return nil, err
+	}
+	m, err := Measure(ctx, b, handle, args.Source)
+	if err != nil {
+		return nil, commandError(ctx, "memory/measure", args.Timeout, err)
+	}
+	return m, nil
+}
+
+// GCCommand is POST /session/{id}/wdext/memory/gc: a full garbage
+// collection in every isolate of the current top-level browsing context
+// (its process, out-of-process iframes and dedicated workers).
+func GCCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
+	args, err := ParseGCArgs(body)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
+	defer cancel()
+	b, handle, err := connect(ctx, sess, "gc")
+	if err != nil {
+		return nil, err
+	}
+	res, err := CollectGarbage(ctx, b, handle)
+	if err != nil {
+		return nil, commandError(ctx, "memory/gc", args.Timeout, err)
+	}
+	return res, nil
+}
+
+// connect finds the session's CDP browser and current window handle.
+func connect(ctx context.Context, sess *session.Session, cmd string) (*cdp.Browser, string, error) {
+	b, err := cdp.ForSession(ctx, sess)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", webdriver.Errorf(webdriver.Timeout, "memory/%s: %v", cmd, err)
+		}
+		return nil, "", webdriver.Errorf(webdriver.UnsupportedOperation, "memory/%s: %v", cmd, err)
+	}
+	handle, err := CurrentWindow(ctx, sess)
+	if err != nil {
+		return nil, "", err
+	}
+	return b, handle, nil
+}
+
+// commandError turns a failure into a WebDriver error: a *webdriver.Error
+// keeps its code, running out of time is "timeout", the rest "unknown
+// error".
+func commandError(ctx context.Context, cmd string, timeout time.Duration, err error) error {
+	var we *webdriver.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		return webdriver.Errorf(webdriver.Timeout, "%s did not finish within the timeout of %d ms: %v", cmd, timeout.Milliseconds(), err)
+	}
+	return webdriver.Errorf(webdriver.UnknownError, "%s: %v", cmd, err)
+}
+
+// decodeMeasurement reads the value measureUserAgentSpecificMemory()
+// resolved to.
+func decodeMeasurement(raw []byte) (MemoryMeasurement, error) {
+	var m MemoryMeasurement
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return m, fmt.Errorf("decoding the measurement the page returned: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,217 @@
+package memory
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/wdext/wdext/webdriver"
+)
+
+func TestParseMeasureArgs(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want MeasureArgs
+	}{
+		{``, MeasureArgs{Timeout: DefaultTimeout}},
+		{`{}`, MeasureArgs{Timeout: DefaultTimeout}},
+		{`{"source": "api"}`, MeasureArgs{Source: SourceAPI, Timeout: DefaultTimeout}},
+		{`{"source": "engine", "timeout": 250}`, MeasureArgs{Source: SourceEngine, Timeout: 250 * time.Millisecond}},
+		{`{"source": null, "timeout": null}`, MeasureArgs{Timeout: DefaultTimeout}},
+		{`{"timeout": 0}`, MeasureArgs{}},
+		{`{"timeout": 1e3}`, MeasureArgs{Timeout: time.Second}},
+		{`{"timeout": 9007199254740991}`, MeasureArgs{Timeout: 100 * 365 * 24 * time.Hour}},
+		// Unknown members are ignored: Python's Selenium adds sessionId.
+		{`{"sessionId": "x", "source": "engine"}`, MeasureArgs{Source: SourceEngine, Timeout: DefaultTimeout}},
+	} {
+		got, err := ParseMeasureArgs([]byte(c.body))
+		assert.NilError(t, err, c.body)
+		assert.Equal(t, got, c.want, c.body)
+	}
+	for _, body := range []string{
+		`{"source": "heap"}`, `{"source": "API"}`, `{"source": ""}`, `{"source": 1}`, `{"source": true}`,
+		`{"timeout": -1}`, `{"timeout": 0.5}`, `{"timeout": "10"}`, `{"timeout": 9007199254740992}`, `{"timeout": {}}`,
+		`[]`, `null`, `"api"`, `{"source": "api"`, `{} {}`,
+	} {
+		_, err := ParseMeasureArgs([]byte(body))
+		assertInvalid(t, err, body)
+	}
+}
+
+func TestParseGCArgs(t *testing.T) {
+	got, err := ParseGCArgs(nil)
+	assert.NilError(t, err)
+	assert.Equal(t, got, GCArgs{Timeout: DefaultTimeout})
+	got, err = ParseGCArgs([]byte(`{"timeout": 1500}`))
+	assert.NilError(t, err)
+	assert.Equal(t, got, GCArgs{Timeout: 1500 * time.Millisecond})
+	for _, body := range []string{`{"timeout": -1}`, `{"source": "engine"}`, `[]`} {
+		_, err := ParseGCArgs([]byte(body))
+		assertInvalid(t, err, body)
+	}
+}
+
+func assertInvalid(t *testing.T, err error, body string) {
+	t.Helper()
+	var we *webdriver.Error
+	assert.Assert(t, errors.As(err, &we), "%s: %v", body, err)
+	assert.Equal(t, we.Code, webdriver.InvalidArgument, body)
+}
+
+// The spec's cross-origin example as an engine would see it: foo.com's
+// iframe1 and iframe2 share a process (one isolate), bar.com and the
+// worker have their own. Every cross-origin isolate aggregates to the
+// top-most cross-origin container, and the entries merge: 1,400,000 bytes.
+func TestEngineHeapsCrossOriginExample(t *testing.T) {
+	iframe := &ContainerElement{LocalName: "iframe", ID: "example-id", Src: "https://foo.com/iframe1"}
+	h := EngineHeaps{
+		Frames: []EngineFrame{
+			{ID: "top", URL: "https://example.com", Origin: "https://example.com", Isolate: "example"},
+			{ID: "f1", ParentID: "top", URL: "https://foo.com/iframe1", Origin: "https://foo.com", Isolate: "foo", Container: iframe},
+			{ID: "f2", ParentID: "f1", URL: "https://foo.com/iframe2", Origin: "https://foo.com", Isolate: "foo",
+				Container: &ContainerElement{LocalName: "iframe", ID: "secret", Src: "iframe2"}},
+			{ID: "b2", ParentID: "f1", URL: "https://bar.com/iframe2", Origin: "https://bar.com", Isolate: "bar"},
+		},
+		Workers: []EngineWorker{{URL: "https://foo.com/worker.js", Global: ScopeDedicatedWorker, Frame: "f1", Isolate: "worker"}},
+		Bytes:   map[string]uint64{"example": 1_000_000, "foo": 700_000, "bar": 300_000, "worker": 400_000},
+	}
+	in, err := h.Intermediate()
+	assert.NilError(t, err)
+	assert.Equal(t, len(in), 4)
+	got := CreateNewMemoryMeasurement(in, noShuffle{})
+	assert.NilError(t, Validate(got))
+	aggregated := MemoryAttribution{URL: CrossOriginURL, Container: &MemoryAttributionContainer{ID: "example-id", Src: "https://foo.com/iframe1"}, Scope: ScopeCrossOriginAggregated}
+	assert.DeepEqual(t, got, MemoryMeasurement{
+		Bytes: 2_400_000,
+		Breakdown: []MemoryBreakdownEntry{
+			{Attribution: []MemoryAttribution{}, Types: []string{}},
+			{Bytes: 1_000_000, Attribution: []MemoryAttribution{{URL: "https://example.com", Scope: ScopeWindow}}, Types: []string{TypeJavaScript}},
+			{Bytes: 1_400_000, Attribution: []MemoryAttribution{aggregated}, Types: []string{TypeJavaScript}},
+		},
+	})
+}
+
+// The spec's example.com/iframe2 example: the nested top-origin frame
+// shares the top's isolate (as in Chromium, where it shares the process),
+// so it is lumped with the top and revealed under the cross-origin
+// iframe's container.
+func TestEngineHeapsSameOriginInCrossOrigin(t *testing.T) {
+	h := EngineHeaps{
+		Frames: []EngineFrame{
+			{ID: "top", URL: "https://example.com", Origin: "https://example.com", Isolate: "example"},
+			{ID: "f1", ParentID: "top", URL: "https://foo.com/iframe1", Origin: "https://foo.com", Isolate: "foo",
+				Container: &ContainerElement{LocalName: "iframe", ID: "example-id", Src: "https://foo.com/iframe1"}},
+			{ID: "e2", ParentID: "f1", URL: "https://example.com/iframe2", Origin: "https://example.com", Isolate: "example",
+				Container: &ContainerElement{LocalName: "iframe", ID: "inner", Src: "https://example.com/iframe2"}},
+		},
+		Bytes: map[string]uint64{"example": 1_200_000, "foo": 500_000},
+	}
+	in, err := h.Intermediate()
+	assert.NilError(t, err)
+	got := CreateNewMemoryMeasurement(in, noShuffle{})
+	assert.NilError(t, Validate(got))
+	c := &MemoryAttributionContainer{ID: "example-id", Src: "https://foo.com/iframe1"}
+	assert.DeepEqual(t, got, MemoryMeasurement{
+		Bytes: 1_700_000,
+		Breakdown: []MemoryBreakdownEntry{
+			{Attribution: []MemoryAttribution{}, Types: []string{}},
+			{Bytes: 1_200_000, Attribution: []MemoryAttribution{
+				{URL: "https://example.com", Scope: ScopeWindow},
+				{URL: "https://example.com/iframe2", Container: c, Scope: ScopeWindow},
+			}, Types: []string{TypeJavaScript}},
+			{Bytes: 500_000, Attribution: []MemoryAttribution{{URL: CrossOriginURL, Container: c, Scope: ScopeCrossOriginAggregated}}, Types: []string{TypeJavaScript}},
+		},
+	})
+}
+
+// A worker whose frame is gone is the page's; an object element reports
+// its data attribute; a frame whose owner is unknown gets an empty
+// container rather than passing for top-level.
+func TestEngineHeapsEdges(t *testing.T) {
+	h := EngineHeaps{
+		Frames: []EngineFrame{
+			{ID: "top", URL: "https://a.test/", Origin: "https://a.test", Isolate: "a"},
+			{ID: "o", ParentID: "top", URL: "https://a.test/o", Origin: "https://a.test", Isolate: "a",
+				Container: &ContainerElement{LocalName: "object", ID: "obj", Src: "ignored", Data: "o"}},
+			{ID: "x", ParentID: "top", URL: "https://b.test/", Origin: "https://b.test", Isolate: "b"},
+		},
+		Workers: []EngineWorker{{URL: "https://a.test/w.js", Global: ScopeDedicatedWorker, Frame: "gone", Isolate: "w"}},
+		Bytes:   map[string]uint64{"a": 3, "b": 5, "w": 7},
+	}
+	in, err := h.Intermediate()
+	assert.NilError(t, err)
+	got := CreateNewMemoryMeasurement(in, noShuffle{})
+	assert.NilError(t, Validate(got))
+	assert.DeepEqual(t, got.Breakdown[1:], []MemoryBreakdownEntry{
+		{Bytes: 3, Attribution: []MemoryAttribution{
+			{URL: "https://a.test/", Scope: ScopeWindow},
+			{URL: "https://a.test/o", Container: &MemoryAttributionContainer{ID: "obj", Src: "o"}, Scope: ScopeWindow},
+		}, Types: []string{TypeJavaScript}},
+		{Bytes: 5, Attribution: []MemoryAttribution{{URL: CrossOriginURL, Container: &MemoryAttributionContainer{}, Scope: ScopeCrossOriginAggregated}}, Types: []string{TypeJavaScript}},
+		{Bytes: 7, Attribution: []MemoryAttribution{{URL: "https://a.test/w.js", Scope: ScopeDedicatedWorker}}, Types: []string{TypeJavaScript}},
+	})
+}
+
+func TestEngineHeapsErrors(t *testing.T) {
+	for name, h := range map[string]EngineHeaps{
+		"no top":         {Frames: []EngineFrame{{ID: "a", ParentID: "b"}, {ID: "b", ParentID: "a"}}},
+		"two tops":       {Frames: []EngineFrame{{ID: "a"}, {ID: "b"}}},
+		"missing parent": {Frames: []EngineFrame{{ID: "a"}, {ID: "b", ParentID: "c"}}},
+		"empty":          {},
+	} {
+		_, err := h.Intermediate()
+		assert.Assert(t, err != nil, name)
+	}
+}
+
+// Frames cut off from the top (their parent went away) are dropped with
+// their descendants.
+func TestConnected(t *testing.T) {
+	got := connected([]EngineFrame{
+		{ID: "top"}, {ID: "a", ParentID: "top"}, {ID: "b", ParentID: "gone"}, {ID: "c", ParentID: "b"}, {ID: "d", ParentID: "a"},
+		{ID: "x", ParentID: "y"}, {ID: "y", ParentID: "x"},
+	})
+	var ids []string
+	for _, f := range got {
+		ids = append(ids, f.ID)
+	}
+	assert.DeepEqual(t, ids, []string{"top", "a", "d"})
+}
+
+// The timeout message names what never collected, not what merely has a
+// later collection under way.
+func TestForcerReport(t *testing.T) {
+	f := &forcer{state: map[string]*gcState{}}
+	add := func(iso, typ, url string, st gcState) {
+		st.who = describe(typ, url)
+		f.state[iso], f.order = &st, append(f.order, iso)
+	}
+	add("p", "page", "https://a.test/", gcState{inflight: true, since: time.Now(), done: 3})
+	add("w", "worker", "https://a.test/w.js", gcState{inflight: true, since: time.Now().Add(-2 * time.Second)})
+	add("i", "iframe", "https://b.test/", gcState{err: errors.New("boom")})
+	r := f.report(4)
+	assert.Assert(t, is.Contains(r, "forced 4 round(s)"))
+	assert.Assert(t, is.Contains(r, "Still pending: a garbage collection in dedicated worker https://a.test/w.js, requested 2.0 s ago"), r)
+	assert.Assert(t, is.Contains(r, "Failed: out-of-process iframe https://b.test/ (boom)"), r)
+	assert.Assert(t, is.Contains(r, "Completed (collections): page https://a.test/ (3)"), r)
+	assert.Assert(t, !strings.Contains(r, "in page"), r)
+
+	f = &forcer{state: map[string]*gcState{}}
+	add("p", "page", "https://a.test/", gcState{done: 2})
+	assert.Assert(t, is.Contains(f.report(2), "Every isolate has completed a forced garbage collection, yet the promise has not settled"))
+}
+
+func TestSceneIsolates(t *testing.T) {
+	n := func(typ, iso string) *node { return &node{info: &target.Info{Type: typ}, isolate: iso} }
+	p, i1, i2, w := n("page", "A"), n("iframe", "A"), n("iframe", "B"), n("worker", "W")
+	sc := &scene{page: p, nodes: []*node{p, i1, i2, w}}
+	got := sc.isolates()
+	assert.Equal(t, len(got), 3)
+	assert.Assert(t, got[0] == p && got[1] == i2 && got[2] == w)
+}

@@ -1,0 +1,475 @@
+package debuggermemory
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/tracing"
+
+	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// GCCategories are the tracing categories the GC log records: V8's GC
+// scopes (with their epoch) and its per-GC summary, V8.GCTraceGCNVP.
+var GCCategories = []string{"disabled-by-default-v8.gc"}
+
+// GCSlice is one pause of a collection, in milliseconds on the browser's
+// trace clock (a monotonic clock; CDP trace event ts / 1000).
+type GCSlice struct {
+	StartTimestamp float64 `json:"startTimestamp"`
+	EndTimestamp   float64 `json:"endTimestamp"`
+}
+
+// GCEntry is one garbage collection cycle of one V8 isolate, shaped like
+// onGarbageCollection's statistics, with what tells V8's isolates and
+// collectors apart.
+type GCEntry struct {
+	// Collections are the cycle's pauses on the isolate's thread: the
+	// incremental marking steps, then the final atomic pause.
+	Collections []GCSlice `json:"collections"`
+	// Reason is V8's GarbageCollectionReason ("allocation failure",
+	// "low memory notification", "idle task", ...); null if V8's summary
+	// of the cycle was not recorded.
+	Reason *string `json:"reason"`
+	// NonincrementalReason is, for a full collection V8 did all at once
+	// (no incremental marking), why it collected the whole heap (V8's
+	// collector reason, or Reason if it gives none); null otherwise.
+	NonincrementalReason *string `json:"nonincrementalReason"`
+	// GCCycleNumber is V8's GC epoch: increasing per isolate, shared by
+	// minor and major collections.
+	GCCycleNumber int64 `json:"gcCycleNumber"`
+	// Collector is "scavenger" or "minor-mark-sweeper" (minor GCs, which
+	// SpiderMonkey's onGarbageCollection doesn't report) or
+	// "mark-compactor" (major GCs).
+	Collector string `json:"collector"`
+	// Pid and Tid are the isolate's process and thread, Process and
+	// Thread their names in the trace ("Renderer", "CrRendererMain",
+	// "DedicatedWorker thread", ...).
+	Pid     int64  `json:"pid"`
+	Tid     int64  `json:"tid"`
+	Process string `json:"process,omitempty"`
+	Thread  string `json:"thread,omitempty"`
+	// HeapBytesBefore and HeapBytesAfter are the live object bytes before
+	// and after the cycle (V8's start_object_size and end_object_size).
+	HeapBytesBefore *int64 `json:"heapBytesBefore,omitempty"`
+	HeapBytesAfter  *int64 `json:"heapBytesAfter,omitempty"`
+}
+
+// GCLog is the reply of the gc-log commands.
+type GCLog struct {
+	Collecting bool      `json:"collecting"`
+	Entries    []GCEntry `json:"entries"`
+	// DataLossOccurred is set when the browser's trace buffer wrapped (or
+	// tracing ended unexpectedly) since the last read: entries are missing.
+	DataLossOccurred bool `json:"dataLossOccurred"`
+	// Stopped says why collecting stopped on its own, if it did.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// GCLogState is the reply of POST gc-log.
+type GCLogState struct {
+	Collecting bool `json:"collecting"`
+}
+
+// GCLogArgs are the parameters of POST gc-log.
+type GCLogArgs struct {
+	Collect *bool `json:"collect"`
+}
+
+// gcLog is a session's GC log: a browser-wide tracing session and the
+// entries read from it.
+type gcLog struct {
+	mu         sync.Mutex
+	collecting bool
+	b          *cdp.Browser
+	parser     gcParser
+	entries    []GCEntry
+	dataLoss   bool
+	stopped    string
+}
+
+func (g *gcLog) reply() GCLog {
+	out := GCLog{Collecting: g.collecting, Entries: g.entries, DataLossOccurred: g.dataLoss, Stopped: g.stopped}
+	if out.Entries == nil {
+		out.Entries = []GCEntry{}
+	}
+	return out
+}
+
+func gcLogCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
+	var args GCLogArgs
+	if err := decodeStrict(body, &args, "collect"); err != nil {
+		return nil, err
+	}
+	if args.Collect == nil {
+		return nil, webdriver.Errorf(webdriver.InvalidArgument, `"collect" (a boolean) is required`)
+	}
+	st, err := stateOf(sess)
+	if err != nil {
+		return nil, err
+	}
+	g := &st.gc
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.checkConnection()
+	switch {
+	case *args.Collect && !g.collecting:
+		b, err := browser(ctx, sess)
+		if err != nil {
+			return nil, err
+		}
+		if err := startTracing(ctx, b); err != nil {
+			return nil, err
+		}
+		g.collecting, g.b, g.stopped = true, b, ""
+	case !*args.Collect && g.collecting:
+		g.collecting = false
+		if err := g.flush(ctx, false); err != nil {
+			return nil, err
+		}
+	}
+	return GCLogState{Collecting: g.collecting}, nil
+}
+
+func gcEntriesCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
+	st, err := stateOf(sess)
+	if err != nil {
+		return nil, err
+	}
+	g := &st.gc
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.checkConnection()
+	if g.collecting {
+		// The browser hands trace events out only when tracing ends: end
+		// it and start again at once.
+		if err := g.flush(ctx, true); err != nil {
+			return nil, err
+		}
+	}
+	out := g.reply()
+	g.entries, g.dataLoss, g.stopped = nil, false, ""
+	return out, nil
+}
+
+// checkConnection notices a tracing session that ended with its CDP
+// connection (the browser stops tracing when its client goes away).
+func (g *gcLog) checkConnection() {
+	if !g.collecting {
+		return
+	}
+	select {
+	case <-g.b.Done():
+		g.collecting, g.dataLoss = false, true
+		g.stopped = "the CDP connection that held the tracing session closed"
+	default:
+	}
+}
+
+// startTracing starts browser-wide tracing of the GC categories. Chromium
+// allows one tracing session per browser; forcesample holds one for a few
+// milliseconds per call (and up to 5 s while its trace flushes), so a busy
+// browser is retried for a while before giving up.
+func startTracing(ctx context.Context, b *cdp.Browser) error {
+	deadline := time.Now().Add(6 * time.Second)
+	for {
+		_, err := cdproto.Call(ctx, b, tracing.Start, tracing.StartParams{
+			TransferMode: tracing.StartTransferModeReportEvents,
+			TraceConfig: &tracing.TraceConfig{
+				RecordMode:          tracing.TraceConfigRecordModeRecordContinuously,
+				TraceBufferSizeInKb: 32 << 10,
+				IncludedCategories:  GCCategories,
+				ExcludedCategories:  []string{"*"},
+			},
+		})
+		if err == nil {
+			return nil
+		}
+		if !strings.Contains(err.Error(), "already") {
+			return cdpError("starting tracing", err)
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return webdriver.Errorf(webdriver.UnsupportedOperation,
+				"the GC log needs the browser's tracing, but another tracing session is running "+
+					"(forcesample, chromedriver's performance log with perfLoggingPrefs.traceCategories, DevTools): %v", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// flush ends the tracing session, parses what it recorded into entries,
+// and, if restart, starts a new one. Collections between the end and the
+// new start (tens of milliseconds) are not logged.
+func (g *gcLog) flush(ctx context.Context, restart bool) error {
+	b := g.b
+	data, stopData := b.Subscribe(tracing.DataCollected.Method)
+	defer stopData()
+	complete, stopComplete := b.Subscribe(tracing.TracingComplete.Method)
+	defer stopComplete()
+	if _, err := cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
+		g.collecting, g.dataLoss = false, true
+		g.stopped = "ending tracing failed: " + err.Error()
+		return nil
+	}
+	take := func(raw jsonv2.Value) {
+		var ev tracing.EventDataCollected
+		if jsonv2.Unmarshal(raw, &ev) != nil {
+			g.dataLoss = true
+			return
+		}
+		for _, e := range ev.Value {
+			g.parser.add(e)
+		}
+	}
+	timeout := time.After(30 * time.Second)
+wait:
+	for {
+		select {
+		case raw, ok := <-data:
+			if ok {
+				take(raw)
+			}
+		case raw, ok := <-complete:
+			var c tracing.EventTracingComplete
+			if ok && jsonv2.Unmarshal(raw, &c) == nil {
+				g.dataLoss = g.dataLoss || c.DataLossOccurred
+			}
+			break wait
+		case <-b.Done():
+			g.dataLoss = true
+			break wait
+		case <-ctx.Done():
+			g.dataLoss = true
+			break wait
+		case <-timeout:
+			g.dataLoss = true
+			break wait
+		}
+	}
+	// Every dataCollected precedes tracingComplete: the rest is buffered.
+	for drained := false; !drained; {
+		select {
+		case raw, ok := <-data:
+			if ok {
+				take(raw)
+			} else {
+				drained = true
+			}
+		default:
+			drained = true
+		}
+	}
+	g.entries = append(g.entries, g.parser.finish()...)
+	if restart {
+		if err := startTracing(ctx, b); err != nil {
+			g.collecting = false
+			g.stopped = "restarting tracing failed: " + webdriver.AsError(err).Message
+		}
+	}
+	return nil
+}
+
+// traceEvent is the part of a Chromium trace event the GC log reads.
+type traceEvent struct {
+	Name string          `json:"name"`
+	Ph   string          `json:"ph"`
+	Pid  int64           `json:"pid"`
+	Tid  int64           `json:"tid"`
+	Ts   float64         `json:"ts"`
+	Dur  *float64        `json:"dur"`
+	Args json.RawMessage `json:"args"`
+}
+
+// V8's top-level GC scopes on the isolate's thread, each with the cycle's
+// epoch: the final pauses, by collector, and the incremental steps.
+var (
+	finalPauses = map[string]string{
+		"V8.GC_SCAVENGER":          "scavenger",
+		"V8.GC_MINOR_MARK_SWEEPER": "minor-mark-sweeper",
+		"V8.GC_MARK_COMPACTOR":     "mark-compactor",
+	}
+	incrementalSteps = map[string]bool{
+		"V8.GC_MC_INCREMENTAL_START":       true,
+		"V8.GC_MC_INCREMENTAL":             true,
+		"V8.GC_MC_INCREMENTAL_FINALIZE":    true,
+		"V8.GC_MINOR_MS_INCREMENTAL_START": true,
+	}
+)
+
+type threadKey struct{ pid, tid int64 }
+
+type cycleKey struct {
+	threadKey
+	epoch int64
+}
+
+type cycle struct {
+	key    cycleKey
+	slices []GCSlice
+	final  *GCSlice
+	kind   string
+	nvp    *nvp
+}
+
+// nvp is V8.GCTraceGCNVP's summary of a GC.
+type nvp struct {
+	GC              string `json:"gc"`
+	Reason          string `json:"reason"`
+	CollectorReason string `json:"collector_reason"`
+	IsIncremental   *bool  `json:"is_incremental"`
+	StartObjectSize *int64 `json:"start_object_size"`
+	EndObjectSize   *int64 `json:"end_object_size"`
+}
+
+// gcParser turns trace events into entries. It keeps, between flushes,
+// the names of processes and threads and the cycles that had started but
+// not finished.
+type gcParser struct {
+	events    []traceEvent
+	processes map[int64]string
+	threads   map[threadKey]string
+	pending   map[cycleKey]*cycle
+}
+
+// add takes one raw trace event, keeping only the ones the log reads.
+func (p *gcParser) add(raw jsonv2.Value) {
+	// Cheap filter before decoding: most events are sub-scopes.
+	s := string(raw)
+	if !strings.Contains(s, `"V8.GC_SCAVENGER"`) && !strings.Contains(s, `"V8.GC_MARK_COMPACTOR"`) &&
+		!strings.Contains(s, `"V8.GC_MINOR_M`) && !strings.Contains(s, `INCREMENTAL`) &&
+		!strings.Contains(s, `"V8.GCTraceGCNVP"`) && !strings.Contains(s, `_name"`) {
+		return
+	}
+	var e traceEvent
+	if json.Unmarshal(raw, &e) != nil {
+		return
+	}
+	p.addEvent(e)
+}
+
+func (p *gcParser) addEvent(e traceEvent) {
+	if p.processes == nil {
+		p.processes = map[int64]string{}
+		p.threads = map[threadKey]string{}
+		p.pending = map[cycleKey]*cycle{}
+	}
+	switch {
+	case e.Ph == "M" && (e.Name == "process_name" || e.Name == "thread_name"):
+		var a struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(e.Args, &a) == nil {
+			if e.Name == "process_name" {
+				p.processes[e.Pid] = a.Name
+			} else {
+				p.threads[threadKey{e.Pid, e.Tid}] = a.Name
+			}
+		}
+	case e.Name == "V8.GCTraceGCNVP",
+		e.Ph == "X" && e.Dur != nil && (finalPauses[e.Name] != "" || incrementalSteps[e.Name]):
+		p.events = append(p.events, e)
+	}
+}
+
+// finish matches the events read so far into cycles and returns the
+// finished ones, oldest first.
+func (p *gcParser) finish() []GCEntry {
+	events := p.events
+	p.events = nil
+	slices.SortStableFunc(events, func(a, b traceEvent) int { return cmp.Compare(a.Ts, b.Ts) })
+	// The cycle on each thread that ended last and still awaits its
+	// summary, which V8 writes right after the final pause.
+	awaiting := map[threadKey]*cycle{}
+	var done []*cycle
+	for _, e := range events {
+		th := threadKey{e.Pid, e.Tid}
+		if e.Name == "V8.GCTraceGCNVP" {
+			c := awaiting[th]
+			if c == nil {
+				continue
+			}
+			var a struct {
+				Value string `json:"value"`
+			}
+			var n nvp
+			if json.Unmarshal(e.Args, &a) == nil && json.Unmarshal([]byte(a.Value), &n) == nil {
+				c.nvp = &n
+			}
+			delete(awaiting, th)
+			continue
+		}
+		var a struct {
+			Epoch *int64 `json:"epoch"`
+		}
+		if json.Unmarshal(e.Args, &a) != nil || a.Epoch == nil {
+			continue
+		}
+		k := cycleKey{th, *a.Epoch}
+		c := p.pending[k]
+		if c == nil {
+			c = &cycle{key: k}
+			p.pending[k] = c
+		}
+		sl := GCSlice{StartTimestamp: e.Ts / 1000, EndTimestamp: (e.Ts + *e.Dur) / 1000}
+		if kind := finalPauses[e.Name]; kind != "" {
+			c.kind, c.final = kind, &sl
+			delete(p.pending, k)
+			done = append(done, c)
+			awaiting[th] = c
+		} else {
+			c.slices = append(c.slices, sl)
+		}
+	}
+	// A cycle whose isolate went away never finishes: forget it after a
+	// minute without news.
+	if n := len(events); n > 0 {
+		horizon := events[n-1].Ts/1000 - 60_000
+		for k, c := range p.pending {
+			if len(c.slices) == 0 || c.slices[len(c.slices)-1].EndTimestamp < horizon {
+				delete(p.pending, k)
+			}
+		}
+	}
+	out := make([]GCEntry, 0, len(done))
+	for _, c := range done {
+		out = append(out, p.entry(c))
+	}
+	return out
+}
+
+func (p *gcParser) entry(c *cycle) GCEntry {
+	e := GCEntry{
+		Collections:   append(c.slices, *c.final),
+		GCCycleNumber: c.key.epoch,
+		Collector:     c.kind,
+		Pid:           c.key.pid,
+		Tid:           c.key.tid,
+		Process:       p.processes[c.key.pid],
+		Thread:        p.threads[c.key.threadKey],
+	}
+	if n := c.nvp; n != nil {
+		e.Reason = &n.Reason
+		e.HeapBytesBefore, e.HeapBytesAfter = n.StartObjectSize, n.EndObjectSize
+		incremental := len(c.slices) > 0
+		if n.IsIncremental != nil {
+			incremental = *n.IsIncremental
+		}
+		if c.kind == "mark-compactor" && !incremental {
+			r := cmp.Or(n.CollectorReason, n.Reason)
+			e.NonincrementalReason = &r
+		}
+	}
+	return e
+}

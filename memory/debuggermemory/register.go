@@ -1,0 +1,57 @@
+package debuggermemory
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/wdext/wdext/webdriver"
+)
+
+// The commands' URI templates.
+const (
+	CensusPath           = "/session/{id}/wdext/memory/census"
+	AllocationsPath      = "/session/{id}/wdext/memory/allocations"
+	DrainPath            = "/session/{id}/wdext/memory/allocations/drain"
+	GCLogPath            = "/session/{id}/wdext/memory/gc-log"
+	GCEntriesPath        = "/session/{id}/wdext/memory/gc-log/entries"
+	LiveObjectsStartPath = "/session/{id}/wdext/memory/live-objects/start"
+	LiveObjectsStopPath  = "/session/{id}/wdext/memory/live-objects/stop"
+)
+
+// Register adds the Debugger.Memory-style commands to srv.
+func Register(srv *webdriver.Server) {
+	srv.Handle("POST", CensusPath, censusCommand)
+	srv.Handle("POST", AllocationsPath, allocationsCommand)
+	srv.Handle("POST", DrainPath, drainCommand)
+	srv.Handle("POST", GCLogPath, gcLogCommand)
+	srv.Handle("GET", GCEntriesPath, gcEntriesCommand)
+	srv.Handle("POST", LiveObjectsStartPath, liveStartCommand)
+	srv.Handle("POST", LiveObjectsStopPath, liveStopCommand)
+}
+
+// decodeStrict decodes a command's parameters like webdriver.DecodeArgs,
+// and also rejects members other than known, so that a misspelt option is
+// an error rather than silently ignored.
+func decodeStrict(body []byte, v any, known ...string) error {
+	var members map[string]json.RawMessage
+	if err := webdriver.DecodeArgs(body, &members); err != nil {
+		return err
+	}
+	var unknown []string
+	for k := range members {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		want := "no parameters"
+		if len(known) > 0 {
+			want = "parameters " + strings.Join(known, ", ")
+		}
+		return webdriver.Errorf(webdriver.InvalidArgument, "unknown parameter %q (the command takes %s)", unknown[0], want)
+	}
+	return webdriver.DecodeArgs(body, v)
+}

@@ -1,0 +1,191 @@
+package debuggermemory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// state is one WebDriver session's debuggermemory state, kept as a session
+// resource so that it goes away with the session.
+type state struct {
+	mu       sync.Mutex
+	browser  *cdp.Browser // the connection the sessions below were made on
+	sessions map[target.ID]*targetSession
+
+	alloc allocLog
+	live  liveObjects
+	gc    gcLog
+}
+
+// targetSession is wdext's own flat CDP session to a target. It is not
+// the one cdp.Browser.Attach caches for every extension: heap snapshot
+// chunks arrive as events of the session that asked, and two snapshots
+// on one session would interleave theirs.
+type targetSession struct {
+	id   target.ID
+	s    *cdp.Session
+	snap sync.Mutex // one heap snapshot at a time
+}
+
+type stateKey struct{}
+
+func (st *state) Close() error { return nil }
+
+func stateOf(sess *session.Session) (*state, error) {
+	r, err := sess.Resource(stateKey{}, func() (io.Closer, error) {
+		return &state{sessions: map[target.ID]*targetSession{}, alloc: newAllocLog()}, nil
+	})
+	if err != nil {
+		return nil, webdriver.Errorf(webdriver.InvalidSessionID, "%v", err)
+	}
+	return r.(*state), nil
+}
+
+// browser returns the session's CDP connection; commands on a session
+// without one are unsupported.
+func browser(ctx context.Context, sess *session.Session) (*cdp.Browser, error) {
+	b, err := cdp.ForSession(ctx, sess)
+	if err != nil {
+		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "debugger memory commands need Chromium's DevTools protocol: %v", err)
+	}
+	return b, nil
+}
+
+var flatten = true
+
+// attach returns wdext's own session to target id on b, attaching on
+// first use.
+func (st *state) attach(ctx context.Context, b *cdp.Browser, id target.ID) (*targetSession, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.browser != b {
+		// A new connection (the old one broke): its sessions are gone.
+		st.browser = b
+		st.sessions = map[target.ID]*targetSession{}
+	}
+	if ts, ok := st.sessions[id]; ok {
+		return ts, nil
+	}
+	res, err := cdproto.Call(ctx, b.Conn, target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flatten})
+	if err != nil {
+		return nil, fmt.Errorf("attaching to target %s: %w", id, err)
+	}
+	ts := &targetSession{id: id, s: b.Session(string(res.SessionID))}
+	st.sessions[id] = ts
+	return ts, nil
+}
+
+// forget drops the session to a target that failed (closed, crashed).
+func (st *state) forget(ts *targetSession) {
+	st.mu.Lock()
+	if st.sessions[ts.id] == ts {
+		delete(st.sessions, ts.id)
+	}
+	st.mu.Unlock()
+}
+
+// currentWindow asks the upstream driver for the session's current window
+// handle (GET /session/{id}/window): extension commands don't see the
+// client's window switches.
+func currentWindow(ctx context.Context, sess *session.Session) (string, error) {
+	if sess.Upstream == nil {
+		return "", errors.New("the session has no upstream driver")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, sess.Upstream.JoinPath("session", sess.ID, "window").String(), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("asking the driver for the current window: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return "", fmt.Errorf("asking the driver for the current window: %w", err)
+	}
+	if we, ok := webdriver.ParseError(body); ok {
+		return "", we // no such window, invalid session id: the client's business
+	}
+	var v struct {
+		Value string `json:"value"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil || v.Value == "" {
+		return "", fmt.Errorf("the driver's current window reply is not a handle: %.200s", body)
+	}
+	return v.Value, nil
+}
+
+// currentPage finds the page target of the session's current window.
+// chromedriver's window handles are CDP target ids. With a driver whose
+// handles are something else, a browser with a single page is still
+// unambiguous; otherwise the command is unsupported.
+func currentPage(ctx context.Context, sess *session.Session, b *cdp.Browser) (*target.Info, []*target.Info, error) {
+	handle, err := currentWindow(ctx, sess)
+	if err != nil {
+		return nil, nil, webdriver.AsError(err)
+	}
+	all, err := b.Targets(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing targets: %w", err)
+	}
+	var pages []*target.Info
+	for _, t := range all {
+		if t.Type != "page" {
+			continue
+		}
+		if string(t.TargetID) == handle {
+			return t, all, nil
+		}
+		pages = append(pages, t)
+	}
+	if len(pages) == 1 {
+		return pages[0], all, nil
+	}
+	return nil, nil, webdriver.Errorf(webdriver.UnsupportedOperation,
+		"cannot tell which of the browser's %d pages is the current window %q: the driver's window handles are not CDP target ids", len(pages), handle)
+}
+
+// descendants returns the targets below root (out-of-process iframes and
+// workers, nested ones included), in breadth-first order.
+func descendants(root target.ID, all []*target.Info) []*target.Info {
+	var out []*target.Info
+	in := map[target.ID]bool{root: true}
+	for changed := true; changed; {
+		changed = false
+		for _, t := range all {
+			if !in[t.TargetID] && t.ParentID != "" && in[t.ParentID] {
+				in[t.TargetID] = true
+				out = append(out, t)
+				changed = true
+			}
+		}
+	}
+	return out
+}
+
+// cdpError turns a failed CDP step into a WebDriver error, keeping
+// WebDriver errors as they are.
+func cdpError(what string, err error) error {
+	var we *webdriver.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return webdriver.Errorf(webdriver.Timeout, "%s: %v", what, err)
+	}
+	return webdriver.Errorf(webdriver.UnknownError, "%s: %v", what, err)
+}
