@@ -120,3 +120,48 @@ func ForSession(ctx context.Context, sess *session.Session) (*Browser, error) {
 	}
 	return b, nil
 }
+
+// ErrNoPage is returned by PageTree when no page target has the handle.
+var ErrNoPage = errors.New("no page target of the browser has that id")
+
+// PageTree finds the page target of a WebDriver window handle (chromedriver's
+// handles are CDP target ids) and the targets below it: its out-of-process
+// iframes and its workers, nested ones included, parents before children.
+// If no page has the handle but the browser has a single page, that page is
+// the one: some drivers' handles are not target ids.
+func (b *Browser) PageTree(ctx context.Context, handle string) (page *target.Info, below []*target.Info, err error) {
+	all, err := b.Targets(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing targets: %w", err)
+	}
+	var pages []*target.Info
+	for _, t := range all {
+		if t.Type != "page" {
+			continue
+		}
+		pages = append(pages, t)
+		if string(t.TargetID) == handle {
+			page = t
+		}
+	}
+	if page == nil && len(pages) == 1 {
+		page = pages[0]
+	}
+	if page == nil {
+		return nil, nil, fmt.Errorf("%w: window %q among %d pages", ErrNoPage, handle, len(pages))
+	}
+	// Descendants by parentId, to a fixed point: an iframe's parent may
+	// itself be an iframe, and a nested worker's a worker.
+	in := map[target.ID]bool{page.TargetID: true}
+	for grew := true; grew; {
+		grew = false
+		for _, t := range all {
+			if (t.Type == "iframe" || t.Type == "worker") && !in[t.TargetID] && in[t.ParentID] {
+				in[t.TargetID] = true
+				below = append(below, t)
+				grew = true
+			}
+		}
+	}
+	return page, below, nil
+}

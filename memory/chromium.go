@@ -56,33 +56,14 @@ func (s *scene) isolates() []*node {
 // with their parent, so no auto-attach (which could pause new workers) is
 // needed.
 func collect(ctx context.Context, b *cdp.Browser, handle string) (*scene, error) {
-	infos, err := b.Targets(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing targets: %w", err)
-	}
-	var pageInfo *target.Info
-	for _, t := range infos {
-		if string(t.TargetID) == handle && t.Type == "page" {
-			pageInfo = t
-		}
-	}
-	if pageInfo == nil {
+	pageInfo, below, err := b.PageTree(ctx, handle)
+	if errors.Is(err, cdp.ErrNoPage) {
 		return nil, webdriver.Errorf(webdriver.NoSuchWindow, "the current window (handle %s) is not a page target of the browser's DevTools endpoint", handle)
 	}
-	// Descendants by parentId, to a fixed point: an iframe's parent may
-	// itself be an iframe, and a nested worker's a worker.
-	in := map[target.ID]bool{pageInfo.TargetID: true}
-	picked := []*target.Info{pageInfo}
-	for grew := true; grew; {
-		grew = false
-		for _, t := range infos {
-			if (t.Type == "iframe" || t.Type == "worker") && !in[t.TargetID] && in[t.ParentID] {
-				in[t.TargetID] = true
-				picked = append(picked, t)
-				grew = true
-			}
-		}
+	if err != nil {
+		return nil, err
 	}
+	picked := append([]*target.Info{pageInfo}, below...)
 	rank := func(t *target.Info) int {
 		switch t.Type {
 		case "page":

@@ -170,7 +170,7 @@ func connect(ctx context.Context, sess *session.Session, cmd string) (*cdp.Brows
 		}
 		return nil, "", webdriver.Errorf(webdriver.UnsupportedOperation, "memory/%s: %v", cmd, err)
 	}
-	handle, err := CurrentWindow(ctx, sess)
+	handle, err := webdriver.CurrentWindow(ctx, sess)
 	if err != nil {
 		return nil, "", err
 	}

@@ -75,7 +75,7 @@ func censusCommand(ctx context.Context, sess *session.Session, body []byte) (any
 	if err != nil {
 		return nil, err
 	}
-	page, all, err := currentPage(ctx, sess, br)
+	page, below, err := currentPage(ctx, sess, br)
 	if err != nil {
 		return nil, cdpError("finding the current page", err)
 	}
@@ -87,7 +87,7 @@ func censusCommand(ctx context.Context, sess *session.Session, body []byte) (any
 	// per isolate: targets in one process share the isolate, hence the heap.
 	out := AllCensus{Targets: []TargetCensus{}}
 	seen := map[string]bool{}
-	for _, t := range append([]*target.Info{page}, descendants(page.TargetID, all)...) {
+	for _, t := range append([]*target.Info{page}, below...) {
 		tc := TargetCensus{Type: t.Type, URL: t.URL, TargetID: string(t.TargetID)}
 		c, dup, err := st.isolateCensus(ctx, br, t.TargetID, b, seen)
 		switch {

@@ -2,11 +2,9 @@ package debuggermemory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"sync"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -96,85 +94,19 @@ func (st *state) forget(ts *targetSession) {
 	st.mu.Unlock()
 }
 
-// currentWindow asks the upstream driver for the session's current window
-// handle (GET /session/{id}/window): extension commands don't see the
-// client's window switches.
-func currentWindow(ctx context.Context, sess *session.Session) (string, error) {
-	if sess.Upstream == nil {
-		return "", errors.New("the session has no upstream driver")
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, sess.Upstream.JoinPath("session", sess.ID, "window").String(), nil)
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("asking the driver for the current window: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return "", fmt.Errorf("asking the driver for the current window: %w", err)
-	}
-	if we, ok := webdriver.ParseError(body); ok {
-		return "", we // no such window, invalid session id: the client's business
-	}
-	var v struct {
-		Value string `json:"value"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil || v.Value == "" {
-		return "", fmt.Errorf("the driver's current window reply is not a handle: %.200s", body)
-	}
-	return v.Value, nil
-}
-
-// currentPage finds the page target of the session's current window.
-// chromedriver's window handles are CDP target ids. With a driver whose
-// handles are something else, a browser with a single page is still
-// unambiguous; otherwise the command is unsupported.
+// currentPage finds the page target of the session's current window, and
+// the out-of-process iframes and workers below it.
 func currentPage(ctx context.Context, sess *session.Session, b *cdp.Browser) (*target.Info, []*target.Info, error) {
-	handle, err := currentWindow(ctx, sess)
+	handle, err := webdriver.CurrentWindow(ctx, sess)
 	if err != nil {
-		return nil, nil, webdriver.AsError(err)
+		return nil, nil, err
 	}
-	all, err := b.Targets(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("listing targets: %w", err)
+	page, below, err := b.PageTree(ctx, handle)
+	if errors.Is(err, cdp.ErrNoPage) {
+		return nil, nil, webdriver.Errorf(webdriver.UnsupportedOperation,
+			"cannot tell which page is the current window: %v (the driver's window handles are not CDP target ids)", err)
 	}
-	var pages []*target.Info
-	for _, t := range all {
-		if t.Type != "page" {
-			continue
-		}
-		if string(t.TargetID) == handle {
-			return t, all, nil
-		}
-		pages = append(pages, t)
-	}
-	if len(pages) == 1 {
-		return pages[0], all, nil
-	}
-	return nil, nil, webdriver.Errorf(webdriver.UnsupportedOperation,
-		"cannot tell which of the browser's %d pages is the current window %q: the driver's window handles are not CDP target ids", len(pages), handle)
-}
-
-// descendants returns the targets below root (out-of-process iframes and
-// workers, nested ones included), in breadth-first order.
-func descendants(root target.ID, all []*target.Info) []*target.Info {
-	var out []*target.Info
-	in := map[target.ID]bool{root: true}
-	for changed := true; changed; {
-		changed = false
-		for _, t := range all {
-			if !in[t.TargetID] && t.ParentID != "" && in[t.ParentID] {
-				in[t.TargetID] = true
-				out = append(out, t)
-				changed = true
-			}
-		}
-	}
-	return out
+	return page, below, err
 }
 
 // cdpError turns a failed CDP step into a WebDriver error, keeping
