@@ -167,17 +167,9 @@ func allocationsCommand(ctx context.Context, sess *session.Session, body []byte)
 			return nil, cdpError("restarting V8's sampling heap profiler", err)
 		}
 	case !a.tracking && track:
-		b, err := browser(ctx, sess)
+		ts, err := st.attachCurrentPage(ctx, sess)
 		if err != nil {
 			return nil, err
-		}
-		page, _, err := currentPage(ctx, sess, b)
-		if err != nil {
-			return nil, cdpError("finding the current page", err)
-		}
-		ts, err := st.attach(ctx, b, page.TargetID)
-		if err != nil {
-			return nil, cdpError("attaching to the page", err)
 		}
 		a.reset()
 		a.ts = ts

@@ -58,17 +58,9 @@ func liveStartCommand(ctx context.Context, sess *session.Session, body []byte) (
 	if l.ts != nil {
 		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "live object tracking has already started; stop it first")
 	}
-	b, err := browser(ctx, sess)
+	ts, err := st.attachCurrentPage(ctx, sess)
 	if err != nil {
 		return nil, err
-	}
-	page, _, err := currentPage(ctx, sess, b)
-	if err != nil {
-		return nil, cdpError("finding the current page", err)
-	}
-	ts, err := st.attach(ctx, b, page.TargetID)
-	if err != nil {
-		return nil, cdpError("attaching to the page", err)
 	}
 	// A fresh allocation tracker: V8 records the stack of every
 	// allocation from now on, and nothing before.

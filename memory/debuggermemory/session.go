@@ -94,6 +94,24 @@ func (st *state) forget(ts *targetSession) {
 	st.mu.Unlock()
 }
 
+// attachCurrentPage gives a dedicated session to the page of the
+// session's current window.
+func (st *state) attachCurrentPage(ctx context.Context, sess *session.Session) (*targetSession, error) {
+	b, err := browser(ctx, sess)
+	if err != nil {
+		return nil, err
+	}
+	page, _, err := currentPage(ctx, sess, b)
+	if err != nil {
+		return nil, cdpError("finding the current page", err)
+	}
+	ts, err := st.attach(ctx, b, page.TargetID)
+	if err != nil {
+		return nil, cdpError("attaching to the page", err)
+	}
+	return ts, nil
+}
+
 // currentPage finds the page target of the session's current window, and
 // the out-of-process iframes and workers below it.
 func currentPage(ctx context.Context, sess *session.Session, b *cdp.Browser) (*target.Info, []*target.Info, error) {
