@@ -2,6 +2,7 @@ package webdriver
 
 import (
 	"bufio"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -12,6 +13,10 @@ import (
 // duration and session.
 func (s *Server) logged(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.cfg.Log.Enabled(r.Context(), slog.LevelDebug) {
+			next.ServeHTTP(w, r) // nothing to note: skip the bookkeeping
+			return
+		}
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -51,11 +52,35 @@ func NewProxy(transport http.RoundTripper, log *slog.Logger) *Proxy {
 			pr.Out.Header.Del("Origin")
 		},
 		Transport:      transport,
+		BufferPool:     buffers,
 		FlushInterval:  -1,
 		ModifyResponse: jsonReply,
 		ErrorHandler:   p.upstreamError,
 	}
 	return p
+}
+
+// bufferPool recycles the copy buffers of replies: a fresh 32 KiB buffer
+// per command was most of the proxy's garbage. A bounded free list, so
+// that it allocates nothing itself.
+type bufferPool chan []byte
+
+var buffers = make(bufferPool, 64)
+
+func (p bufferPool) Get() []byte {
+	select {
+	case b := <-p:
+		return b
+	default:
+		return make([]byte, 32<<10)
+	}
+}
+
+func (p bufferPool) Put(b []byte) {
+	select {
+	case p <- b:
+	default:
+	}
 }
 
 func newTransport() *http.Transport {
@@ -80,20 +105,38 @@ func (p *Proxy) Forward(w http.ResponseWriter, r *http.Request, base *url.URL, g
 }
 
 // untilGone returns ctx, cancelled with cause errDriverGone as soon as gone
-// closes: a request to a dead driver must not hang.
+// closes: a request to a dead driver must not hang. It starts no goroutine
+// per request: one per driver process watches gone (see goneContext).
 func untilGone(ctx context.Context, gone <-chan struct{}) (context.Context, context.CancelFunc) {
 	if gone == nil {
 		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	go func() { // owned by the caller: ends when it cancels
-		select {
-		case <-gone:
-			cancel(errDriverGone)
-		case <-ctx.Done():
-		}
+	stop := context.AfterFunc(goneContext(gone), func() { cancel(errDriverGone) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+	}
+}
+
+// gones maps a driver's exit channel to a context done when it closes.
+var gones sync.Map // <-chan struct{} → context.Context
+
+func goneContext(gone <-chan struct{}) context.Context {
+	if c, ok := gones.Load(gone); ok {
+		return c.(context.Context)
+	}
+	c, cancel := context.WithCancel(context.Background())
+	if prev, loaded := gones.LoadOrStore(gone, c); loaded {
+		cancel()
+		return prev.(context.Context)
+	}
+	go func() { // one per driver process: ends when it exits
+		<-gone
+		cancel()
+		gones.Delete(gone)
 	}()
-	return ctx, func() { cancel(nil) }
+	return c
 }
 
 func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,9 @@ type Server struct {
 	// native remembers, per session and command, whether the upstream
 	// implements a fallback command itself.
 	native sync.Map // nativeKey → bool
+
+	mu      sync.Mutex
+	methods map[string][]string // extension path → its methods
 }
 
 type nativeKey struct{ session, path string }
@@ -69,6 +73,20 @@ func NewServer(cfg Config) *Server {
 		client: &http.Client{Transport: cfg.Transport},
 	}
 	r := s.router
+	// No redirects to a cleaned path ("//session" → "/session"): a 301
+	// without a JSON body is no WebDriver reply, and clients follow it
+	// with a GET. Such paths are unknown commands, as for chromedriver.
+	r.SkipClean(true)
+	// Classic commands first, with one table lookup (see classicTable);
+	// none of them shares a path with the routes below.
+	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
+		return slices.Contains(classic.lookup(req.URL.Path), req.Method)
+	}).HandlerFunc(s.forwardSession)
+	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
+		return classic.lookup(req.URL.Path) != nil
+	}).HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		methodNotAllowed(classic.lookup(req.URL.Path)...).ServeHTTP(w, req)
+	})
 	r.HandleFunc("/status", s.status).Methods("GET")
 	r.HandleFunc("/session", s.newSession).Methods("POST")
 	r.HandleFunc("/session/{id}", s.bidi).Methods("GET").Headers("Upgrade", "websocket")
@@ -76,10 +94,6 @@ func NewServer(cfg Config) *Server {
 	r.Handle("/session", methodNotAllowed("POST"))
 	r.Handle("/session/{id}", methodNotAllowed("DELETE"))
 	r.Handle("/status", methodNotAllowed("GET"))
-	for _, rt := range classicRoutes {
-		r.HandleFunc(rt.path, s.forwardSession).Methods(rt.methods...)
-		r.Handle(rt.path, methodNotAllowed(rt.methods...))
-	}
 	r.NotFoundHandler = http.HandlerFunc(s.notFound)
 	s.handler = stripPrefix("/wd/hub", cfg.Guard.Wrap(s.logged(r)))
 	return s
@@ -95,15 +109,42 @@ func (s *Server) Sessions() *session.Registry { return s.cfg.Sessions }
 // {id} for the session). Unknown or dead sessions get "invalid session id"
 // before cmd runs.
 func (s *Server) Handle(method, path string, cmd Command) {
-	s.router.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+	s.route(method, path, func(w http.ResponseWriter, r *http.Request) {
 		sess, err := s.liveSession(r)
 		if err != nil {
 			WriteError(w, err)
 			return
 		}
 		s.run(w, r, sess, cmd)
-	}).Methods(method)
-	s.router.Handle(path, methodNotAllowed(method))
+	})
+}
+
+// route adds an extension route. A path may have several methods, added
+// one by one; any other method is "unknown method", listing them all.
+func (s *Server) route(method, path string, h http.HandlerFunc) {
+	s.router.HandleFunc(path, h).Methods(method)
+	s.mu.Lock()
+	if s.methods == nil {
+		s.methods = make(map[string][]string)
+	}
+	first := s.methods[path] == nil
+	s.methods[path] = append(s.methods[path], method)
+	s.mu.Unlock()
+	if !first {
+		return
+	}
+	allowed := func() []string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return slices.Clone(s.methods[path])
+	}
+	// Added once, after the path's first method: it must not shadow the
+	// methods added later, so it matches only the methods that are not.
+	s.router.Path(path).MatcherFunc(func(r *http.Request, _ *mux.RouteMatch) bool {
+		return !slices.Contains(allowed(), r.Method)
+	}).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		methodNotAllowed(allowed()...).ServeHTTP(w, r)
+	})
 }
 
 // HandleFallback adds a command that the upstream may implement itself:
@@ -111,7 +152,7 @@ func (s *Server) Handle(method, path string, cmd Command) {
 // "unknown command" does cmd run — then and for the rest of the session.
 // A native implementation's replies pass through untouched.
 func (s *Server) HandleFallback(method, path string, cmd Command) {
-	s.router.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+	s.route(method, path, func(w http.ResponseWriter, r *http.Request) {
 		sess, err := s.liveSession(r)
 		if err != nil {
 			WriteError(w, err)
@@ -138,8 +179,7 @@ func (s *Server) HandleFallback(method, path string, cmd Command) {
 		}
 		s.native.Store(key, true)
 		rec.writeTo(w)
-	}).Methods(method)
-	s.router.Handle(path, methodNotAllowed(method))
+	})
 }
 
 func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Session, cmd Command) {

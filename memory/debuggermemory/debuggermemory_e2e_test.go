@@ -131,7 +131,7 @@ func TestCensusErrors(t *testing.T) {
 		err := e.c.Do(ctx, http.MethodPost, "/session/no-such-session/wdext/memory/"+p, struct{}{}, nil)
 		assert.Equal(t, wdError(t, err).Code, webdriver.InvalidSessionID, p)
 	}
-	err := e.c.Do(ctx, http.MethodGet, "/session/no-such-session/wdext/memory/gc-log/entries", nil, nil)
+	err := e.c.Do(ctx, http.MethodGet, "/session/no-such-session/wdext/memory/gc-log", nil, nil)
 	assert.Equal(t, wdError(t, err).Code, webdriver.InvalidSessionID)
 }
 

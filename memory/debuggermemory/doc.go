@@ -131,7 +131,7 @@
 // # GC log
 //
 // POST /session/{id}/wdext/memory/gc-log {"collect": true|false} starts
-// or stops collecting and returns {"collecting"}; GET …/gc-log/entries
+// or stops collecting and returns {"collecting"}; GET …/gc-log
 // returns {"collecting",
 // "entries": [entry, …], "dataLossOccurred", "stopped"} and forgets the
 // entries it returned (a drain: each collection is reported once, as

@@ -15,7 +15,6 @@ const (
 	AllocationsPath      = "/session/{id}/wdext/memory/allocations"
 	DrainPath            = "/session/{id}/wdext/memory/allocations/drain"
 	GCLogPath            = "/session/{id}/wdext/memory/gc-log"
-	GCEntriesPath        = "/session/{id}/wdext/memory/gc-log/entries"
 	LiveObjectsStartPath = "/session/{id}/wdext/memory/live-objects/start"
 	LiveObjectsStopPath  = "/session/{id}/wdext/memory/live-objects/stop"
 )
@@ -26,7 +25,7 @@ func Register(srv *webdriver.Server) {
 	srv.Handle("POST", AllocationsPath, allocationsCommand)
 	srv.Handle("POST", DrainPath, drainCommand)
 	srv.Handle("POST", GCLogPath, gcLogCommand)
-	srv.Handle("GET", GCEntriesPath, gcEntriesCommand)
+	srv.Handle("GET", GCLogPath, gcEntriesCommand)
 	srv.Handle("POST", LiveObjectsStartPath, liveStartCommand)
 	srv.Handle("POST", LiveObjectsStopPath, liveStopCommand)
 }

@@ -108,10 +108,10 @@ func GCLogEntries(wd selenium.WebDriver) (debuggermemory.GCLog, error) {
 	return c.GCLogEntries(context.Background(), id)
 }
 
-// GCLogEntries sends GET /session/{id}/wdext/memory/gc-log/entries.
+// GCLogEntries sends GET /session/{id}/wdext/memory/gc-log.
 func (c *Client) GCLogEntries(ctx context.Context, sessionID string) (debuggermemory.GCLog, error) {
 	var out debuggermemory.GCLog
-	err := c.Do(ctx, http.MethodGet, "/session/"+sessionID+"/wdext/memory/gc-log/entries", nil, &out)
+	err := c.Do(ctx, http.MethodGet, "/session/"+sessionID+"/wdext/memory/gc-log", nil, &out)
 	return out, err
 }
 

@@ -1,0 +1,160 @@
+package webdriver_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wdext/wdext/internal/e2e"
+)
+
+// percentile is the p-th percentile (nearest rank) of sorted durations.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(float64(len(sorted))*p/100+0.999999) - 1
+	return sorted[max(0, min(rank, len(sorted)-1))]
+}
+
+// executeSync is one POST /session/{id}/execute/sync round trip, timed.
+type executeSync struct {
+	client *http.Client
+	url    string
+	lat    []time.Duration
+}
+
+var executeBody = []byte(`{"script":"return 1","args":[]}`)
+
+func (e *executeSync) once(b *testing.B) {
+	req, err := http.NewRequest("POST", e.url, bytes.NewReader(executeBody))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	start := time.Now()
+	resp, err := e.client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	e.lat = append(e.lat, time.Since(start))
+	if err != nil || resp.StatusCode != 200 {
+		b.Fatalf("%s: %d %v", e.url, resp.StatusCode, err)
+	}
+}
+
+// BenchmarkExecuteSync compares execute/sync round trips straight to
+// chromedriver with the same through wdext: sessions on the same
+// chromedriver (and so the same browser build), one addressed directly,
+// one through wdext, and for reference one through a plain TCP relay;
+// requests alternate (which goes first rotating too) so that machine noise
+// hits all alike. It reports the p50 and p99 latency of the direct and
+// wdext sessions, their ratios (wdext / direct), and the relay's ratios:
+// what any extra hop costs on this machine.
+func BenchmarkExecuteSync(b *testing.B) {
+	env := e2e.Start(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	in, err := env.Driver.Current(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	relay := tcpRelay(b, in.URL.Host)
+	viaID, _ := newWire(b, env.URL, false).newSession(newSessionBody(nil))
+	directID, _ := newWire(b, in.URL.String(), false).newSession(withMachineDefaults(newSessionBody(nil)))
+	relayID, _ := newWire(b, relay, false).newSession(withMachineDefaults(newSessionBody(nil)))
+
+	client := func() *http.Client {
+		return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
+	}
+	direct := &executeSync{client: client(), url: in.URL.String() + "/session/" + directID + "/execute/sync"}
+	via := &executeSync{client: client(), url: env.URL + "/session/" + viaID + "/execute/sync"}
+	relayed := &executeSync{client: client(), url: relay + "/session/" + relayID + "/execute/sync"}
+	all := []*executeSync{direct, via, relayed}
+	// Warm up: connections, the script path in the renderer.
+	for i := 0; i < 50; i++ {
+		for _, e := range all {
+			e.once(b)
+		}
+	}
+	for _, e := range all {
+		e.lat = e.lat[:0]
+	}
+
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// Rotate who goes first.
+		for j := range all {
+			all[(i+j)%len(all)].once(b)
+		}
+	}
+	b.StopTimer()
+
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	for _, e := range all {
+		slices.Sort(e.lat)
+	}
+	d50, d99 := percentile(direct.lat, 50), percentile(direct.lat, 99)
+	v50, v99 := percentile(via.lat, 50), percentile(via.lat, 99)
+	r50, r99 := percentile(relayed.lat, 50), percentile(relayed.lat, 99)
+	b.ReportMetric(us(d50), "direct-p50-us")
+	b.ReportMetric(us(d99), "direct-p99-us")
+	b.ReportMetric(us(v50), "wdext-p50-us")
+	b.ReportMetric(us(v99), "wdext-p99-us")
+	b.ReportMetric(float64(v50)/float64(d50), "p50-ratio")
+	b.ReportMetric(float64(v99)/float64(d99), "p99-ratio")
+	// The floor any intermediary pays here: a byte relay, no HTTP.
+	b.ReportMetric(float64(r50)/float64(d50), "relay-p50-ratio")
+	b.ReportMetric(float64(r99)/float64(d99), "relay-p99-ratio")
+}
+
+// tcpRelay copies bytes between its clients and addr, nothing more: the
+// cheapest possible extra hop, for reference. It returns its base URL.
+func tcpRelay(b *testing.B, addr string) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	b.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() { // owned by the cleanup above
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", addr)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, u)
+			mu.Unlock()
+			wg.Add(2)
+			go func() { defer wg.Done(); io.Copy(u, c); u.Close() }()
+			go func() { defer wg.Done(); io.Copy(c, u); c.Close() }()
+		}
+	}()
+	return "http://" + l.Addr().String()
+}

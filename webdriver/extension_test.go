@@ -1,0 +1,42 @@
+package webdriver_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// An extension path may take several methods, added one at a time; other
+// methods are "unknown method" naming all of them.
+func TestExtensionPathWithSeveralMethods(t *testing.T) {
+	up := newFakeUpstream(t)
+	srv := webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: up.url}, Log: quietLog()})
+	answer := func(v string) webdriver.Command {
+		return func(context.Context, *session.Session, []byte) (any, error) { return v, nil }
+	}
+	const path = "/session/{id}/wdext/thing"
+	srv.Handle("GET", path, answer("got"))
+	srv.Handle("POST", path, answer("posted"))
+	rec := serve(srv, httptest.NewRequest("POST", "/session", strings.NewReader(`{}`)))
+	assert.Equal(t, rec.Code, 200, rec.Body.String())
+
+	rec = serve(srv, httptest.NewRequest("GET", "/session/s1/wdext/thing", nil))
+	assert.Equal(t, rec.Body.String(), `{"value":"got"}`)
+	rec = serve(srv, httptest.NewRequest("POST", "/session/s1/wdext/thing", strings.NewReader(`{}`)))
+	assert.Equal(t, rec.Body.String(), `{"value":"posted"}`)
+	rec = serve(srv, httptest.NewRequest("DELETE", "/session/s1/wdext/thing", nil))
+	assert.Equal(t, rec.Code, http.StatusMethodNotAllowed)
+	assert.Assert(t, strings.Contains(rec.Body.String(), `"unknown method"`), rec.Body.String())
+	assert.Equal(t, rec.Header().Get("Allow"), "GET, POST")
+	rec = serve(srv, httptest.NewRequest("GET", "/session/nope/wdext/thing", nil))
+	assert.Equal(t, rec.Code, http.StatusNotFound)
+	assert.Assert(t, strings.Contains(rec.Body.String(), `"invalid session id"`), rec.Body.String())
+}
