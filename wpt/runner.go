@@ -157,6 +157,9 @@ func (r *Runner) load(ctx context.Context, t Test) (Result, error) {
 		return Result{}, err
 	}
 	if err := wd.Get(r.Server.URL(t.URL)); err != nil {
+		if strings.Contains(err.Error(), "timeout") {
+			return Result{}, fmt.Errorf("%w: loading it took longer than %v", errHung, timeout+grace)
+		}
 		return Result{}, fmt.Errorf("loading %s: %w", t.URL, err)
 	}
 	defer wd.Get("about:blank")
