@@ -185,10 +185,7 @@ func allocationsCommand(ctx context.Context, sess *session.Session, body []byte)
 }
 
 func drainCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
-	if err := decodeStrict(body, &struct{}{}); err != nil {
-		return nil, err
-	}
-	st, err := stateOf(sess)
+	st, err := stateNoParams(sess, body)
 	if err != nil {
 		return nil, err
 	}

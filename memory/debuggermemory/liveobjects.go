@@ -45,10 +45,7 @@ type liveObjects struct {
 }
 
 func liveStartCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
-	if err := decodeStrict(body, &struct{}{}); err != nil {
-		return nil, err
-	}
-	st, err := stateOf(sess)
+	st, err := stateNoParams(sess, body)
 	if err != nil {
 		return nil, err
 	}
@@ -73,10 +70,7 @@ func liveStartCommand(ctx context.Context, sess *session.Session, body []byte) (
 }
 
 func liveStopCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
-	if err := decodeStrict(body, &struct{}{}); err != nil {
-		return nil, err
-	}
-	st, err := stateOf(sess)
+	st, err := stateNoParams(sess, body)
 	if err != nil {
 		return nil, err
 	}

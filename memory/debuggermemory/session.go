@@ -94,6 +94,15 @@ func (st *state) forget(ts *targetSession) {
 	st.mu.Unlock()
 }
 
+// stateNoParams is stateOf for a command that takes no parameters: any it
+// got are "invalid argument".
+func stateNoParams(sess *session.Session, body []byte) (*state, error) {
+	if err := decodeStrict(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	return stateOf(sess)
+}
+
 // attachCurrentPage gives a dedicated session to the page of the
 // session's current window.
 func (st *state) attachCurrentPage(ctx context.Context, sess *session.Session) (*targetSession, error) {
