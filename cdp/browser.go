@@ -94,6 +94,11 @@ var ErrNoCDP = errors.New("the session's driver reported no CDP endpoint (goog:c
 // (browser crashed or quit) is replaced by a new one.
 func ForSession(ctx context.Context, sess *session.Session) (*Browser, error) {
 	if sess.DebuggerAddress == "" {
+		if sess.Engine != "" {
+			// Name the browser, so that the message says what is missing
+			// where (WebKitGTK's MiniBrowser has no CDP at all).
+			return nil, fmt.Errorf("%w (browserName %q)", ErrNoCDP, sess.Engine)
+		}
 		return nil, ErrNoCDP
 	}
 	open := func() (io.Closer, error) {

@@ -285,3 +285,19 @@ func statusReady(ctx context.Context, base *url.URL) error {
 
 // Ready asks the remote's /status.
 func (r Remote) Ready(ctx context.Context) bool { return statusReady(ctx, r.URL) == nil }
+
+// PerSession is an Upstream whose drivers hold one session each
+// (WebKitWebDriver): the server asks it for a driver of its own for every
+// new session instead of calling Current, and tells it when the session
+// ends so that it can stop that driver and its browser.
+type PerSession interface {
+	Upstream
+	// StartSession returns a driver for one new session, and the longest
+	// POST /session may take on it (0: no limit); it may add to the
+	// decoded new-session request req. bind must be called once: with the
+	// new session's id, or with "" and the reason when no session was
+	// created (the driver is then stopped).
+	StartSession(ctx context.Context, req map[string]any) (in *Instance, timeout time.Duration, bind func(id string, failure error), err error)
+	// EndSession stops the driver that held session id, if any.
+	EndSession(id string)
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/wdext/wdext/cdp"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/webkitgtk"
 )
 
 // Path is the spec's URI template for the command.
@@ -28,6 +29,12 @@ func Command(ctx context.Context, sess *session.Session, body []byte) (any, erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	if webkitgtk.IsEngine(sess.Engine) {
+		if err := WebKitGTK(ctx, sess); err != nil {
+			return nil, webdriver.AsError(err)
+		}
+		return nil, nil
+	}
 	b, err := cdp.ForSession(ctx, sess)
 	if err != nil {
 		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "forcesample: %v", err)

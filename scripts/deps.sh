@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what wdext's tests and demo need on a fresh Debian machine:
-# Chromium and chromedriver from Debian, and the npm package wpt-runner
+# Chromium and chromedriver, WebKitWebDriver (webkit2gtk-driver) and Xvfb
+# from Debian, and the npm package wpt-runner
 # (its testharness.js) into ./node_modules. Does nothing that is already
 # there.
 set -euo pipefail
@@ -9,6 +10,10 @@ cd "$(dirname "$0")/.."
 need=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || [ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
+# WebKitGTK, the second engine (wdext serve --engine webkitgtk): its
+# driver (which pulls in MiniBrowser) and an X server to show it on.
+command -v WebKitWebDriver >/dev/null 2>&1 || [ -x /usr/bin/WebKitWebDriver ] || need+=(webkit2gtk-driver)
+command -v Xvfb >/dev/null 2>&1 || [ -x /usr/bin/Xvfb ] || need+=(xvfb)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -257,6 +258,9 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) forget(id string) {
 	s.cfg.Sessions.Remove(id)
+	if ps, ok := s.cfg.Upstream.(driver.PerSession); ok {
+		ps.EndSession(id)
+	}
 	s.native.Range(func(k, _ any) bool {
 		if k.(nativeKey).session == id {
 			s.native.Delete(k)
@@ -282,35 +286,66 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 		s.cfg.Defaults.Apply(req)
 		body, _ = json.Marshal(req)
 	}
-	in, err := s.cfg.Upstream.Current(r.Context())
+	ctx := r.Context()
+	var in *driver.Instance
+	var timeout time.Duration
+	// bind tells a per-session upstream what became of its driver.
+	bind := func(string, error) {}
+	if ps, ok := s.cfg.Upstream.(driver.PerSession); ok {
+		in, timeout, bind, err = ps.StartSession(ctx, req)
+		if err == nil {
+			body, _ = json.Marshal(req)
+		}
+		if err == nil && timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+	} else {
+		in, err = s.cfg.Upstream.Current(ctx)
+	}
 	if err != nil {
 		WriteError(w, Errorf(SessionNotCreated, "starting the driver: %v", err))
 		return
 	}
-	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, in.URL.JoinPath("session").String(), bytes.NewReader(body))
+	fail := func(e *Error) {
+		bind("", e)
+		WriteError(w, e)
+	}
+	up, err := http.NewRequestWithContext(ctx, http.MethodPost, in.URL.JoinPath("session").String(), bytes.NewReader(body))
 	if err != nil {
-		WriteError(w, Errorf(SessionNotCreated, "%v", err))
+		fail(Errorf(SessionNotCreated, "%v", err))
 		return
 	}
 	up.Header.Set("Content-Type", "application/json; charset=utf-8")
 	resp, err := s.client.Do(up)
 	if err != nil {
 		s.cfg.Log.Warn("new session failed upstream", "upstream", in.URL.Redacted(), "err", err)
-		WriteError(w, Errorf(SessionNotCreated, "upstream driver %s did not answer: %v", in.URL.Redacted(), err))
+		if ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+			fail(Errorf(SessionNotCreated, "upstream driver %s did not create a session within %v (the browser probably failed to start); the driver was stopped", in.URL.Redacted(), timeout))
+			return
+		}
+		fail(Errorf(SessionNotCreated, "upstream driver %s did not answer: %v", in.URL.Redacted(), err))
 		return
 	}
 	defer resp.Body.Close()
 	if err := jsonReply(resp); err != nil {
-		WriteError(w, Errorf(SessionNotCreated, "reading upstream reply: %v", err))
+		fail(Errorf(SessionNotCreated, "reading upstream reply: %v", err))
 		return
 	}
 	reply, err := io.ReadAll(resp.Body)
 	if err != nil {
-		WriteError(w, Errorf(SessionNotCreated, "reading upstream reply: %v", err))
+		fail(Errorf(SessionNotCreated, "reading upstream reply: %v", err))
 		return
 	}
+	id := ""
 	if resp.StatusCode == http.StatusOK {
-		reply = s.register(r, reply, in)
+		reply, id = s.register(r, reply, in)
+	}
+	if id == "" {
+		bind("", fmt.Errorf("no session created (HTTP %d)", resp.StatusCode))
+	} else {
+		bind(id, nil)
 	}
 	w.Header().Set("Content-Type", ContentType)
 	w.WriteHeader(resp.StatusCode)
@@ -319,7 +354,7 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 
 // register records the session a new-session reply created and points its
 // webSocketUrl at wdext. It returns the reply to send to the client.
-func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) []byte {
+func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) ([]byte, string) {
 	var nr struct {
 		Value struct {
 			SessionID    string         `json:"sessionId"`
@@ -327,7 +362,7 @@ func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) []
 		} `json:"value"`
 	}
 	if json.Unmarshal(reply, &nr) != nil || nr.Value.SessionID == "" {
-		return reply
+		return reply, ""
 	}
 	caps := nr.Value.Capabilities
 	sess := session.New(nr.Value.SessionID, in.URL)
@@ -351,7 +386,7 @@ func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) []
 	}
 	s.cfg.Sessions.Add(sess)
 	s.cfg.Log.Debug("session created", "session", sess.ID, "engine", sess.Engine, "upstream", in.URL.Redacted())
-	return reply
+	return reply, sess.ID
 }
 
 // status answers GET /status in the W3C shape; ready follows the driver.

@@ -19,13 +19,16 @@ import (
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
+	"github.com/wdext/wdext/polyfill"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/webkitgtk"
 )
 
 // serverFlags are the flags of everything that runs a wdext server.
 type serverFlags struct {
 	host, upstream, chromedriver string
+	engine, webkitDriver         string
 	allowedHosts, allowedOrigins string
 	maxBody                      int64
 	sessionTimeout               time.Duration
@@ -35,6 +38,8 @@ type serverFlags struct {
 func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
 	fs.StringVar(&f.upstream, "upstream", "", "URL of a running WebDriver server or grid to front (default: start chromedriver)")
+	fs.StringVar(&f.engine, "engine", "chromium", "browser wdext starts when there is no --upstream: chromium or webkitgtk (WebKitWebDriver and MiniBrowser on an Xvfb display of its own)")
+	fs.StringVar(&f.webkitDriver, "webkitwebdriver", "", "WebKitWebDriver binary for --engine webkitgtk (default: $PATH, then /usr/bin/WebKitWebDriver)")
 	fs.StringVar(&f.chromedriver, "chromedriver", "", "chromedriver binary (default: $PATH, then /usr/bin/chromedriver)")
 	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names accepted in the Host header besides IP addresses and localhost")
 	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated Origin values accepted (default: none)")
@@ -64,6 +69,16 @@ func (f *serverFlags) build() (*stack, error) {
 			return nil, fmt.Errorf("--upstream %q is not an absolute URL", f.upstream)
 		}
 		up = driver.Remote{URL: u}
+	} else if f.engine == "webkitgtk" {
+		path, err := webkitgtk.Find(f.webkitDriver)
+		if err != nil {
+			return nil, err
+		}
+		// Every document gets the Profiler polyfill first (forcesample
+		// works through it).
+		up = &webkitgtk.Upstream{Driver: path, Inject: polyfill.Script("Profiler")}
+	} else if f.engine != "chromium" {
+		return nil, fmt.Errorf("--engine %q: want chromium or webkitgtk", f.engine)
 	} else {
 		path, err := driver.FindChromedriver(f.chromedriver)
 		if err != nil {
@@ -156,6 +171,8 @@ func describe(up driver.Upstream) string {
 		return u.URL.Redacted()
 	case *driver.Chromedriver:
 		return "managed " + u.Path
+	case *webkitgtk.Upstream:
+		return "managed " + u.Driver + " (one per session)"
 	}
 	return fmt.Sprintf("%T", up)
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tebeka/selenium"
+
 	"github.com/wdext/wdext/wpt"
 )
 
@@ -81,17 +83,21 @@ func wptCmd(args []string) (exit int, err error) {
 	}
 	defer srv.Close()
 	progress := wpt.NewProgress(os.Stdout, len(tests), exp)
+	caps, product := wpt.ChromeCapabilities(), "chrome"
+	if f.engine == "webkitgtk" && f.upstream == "" {
+		caps, product = selenium.Capabilities{}, "webkitgtk"
+	}
 	runner := &wpt.Runner{
 		WebDriver:         "http://" + l.Addr().String(),
 		Server:            srv,
 		Testharness:       th,
-		Capabilities:      wpt.ChromeCapabilities(),
+		Capabilities:      caps,
 		TimeoutMultiplier: *multiplier,
 		Done:              progress.Done,
 		Log:               st.log,
 	}
 	runner.Mount()
-	run := wpt.Run{Start: time.Now(), Info: map[string]any{"product": "chrome", "wdext": true}}
+	run := wpt.Run{Start: time.Now(), Info: map[string]any{"product": product, "wdext": true}}
 	run.Results, err = runner.Run(ctx, tests)
 	run.End = time.Now()
 	if err != nil {

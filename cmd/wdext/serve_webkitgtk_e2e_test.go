@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/internal/e2e"
+)
+
+// wdext serve --engine webkitgtk: sessions (one WebKitWebDriver and
+// MiniBrowser each, on wdext's own Xvfb), forcesample through the
+// polyfill, and on SIGTERM nothing of it left.
+func TestServeWebKitGTK(t *testing.T) {
+	e2e.RequireWebKitGTK(t)
+	s := startServe(t, "--engine", "webkitgtk")
+	var ids []string
+	for range 2 {
+		resp, err := http.Post(s.url+"/session", "application/json", strings.NewReader(`{"capabilities":{"alwaysMatch":{}}}`))
+		assert.NilError(t, err)
+		var v struct {
+			Value struct {
+				SessionID    string         `json:"sessionId"`
+				Capabilities map[string]any `json:"capabilities"`
+			} `json:"value"`
+		}
+		assert.NilError(t, json.NewDecoder(resp.Body).Decode(&v))
+		resp.Body.Close()
+		assert.Equal(t, resp.StatusCode, 200)
+		assert.Equal(t, v.Value.Capabilities["browserName"], "MiniBrowser")
+		ids = append(ids, v.Value.SessionID)
+	}
+	resp, err := http.Post(s.url+"/session/"+ids[0]+"/forcesample", "application/json", strings.NewReader(`{}`))
+	assert.NilError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, resp.StatusCode, 200, "%s", body)
+	assert.Equal(t, string(body), `{"value":null}`)
+	comms := map[string]int{}
+	for _, c := range e2e.MarkedProcesses(s.mark) {
+		comms[c]++
+	}
+	assert.Equal(t, comms["WebKitWebDriver"], 2, "%v", comms)
+	assert.Equal(t, comms["MiniBrowser"], 2, "%v", comms)
+	assert.Equal(t, comms["Xvfb"], 1, "%v", comms)
+
+	s.signalAndWait(t, syscall.SIGTERM)
+	assert.Assert(t, strings.Contains(s.log(), `msg="shutting down" sessions=2`), "%s", s.log())
+	left := settle(0, func() int { return len(e2e.MarkedProcesses(s.mark)) })
+	assert.Equal(t, left, 0, "left behind: %v", e2e.MarkedProcesses(s.mark))
+}

@@ -1,0 +1,134 @@
+package forcesample
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+)
+
+// framePathScript answers the current browsing context's path from its
+// top-level one: the child index (as Switch To Frame takes it) at each
+// level. WindowProxy comparison and indexing work across origins.
+const framePathScript = `const path = []; let w = window;
+while (w !== w.parent) { const p = w.parent; let i = 0; while (i < p.length && p[i] !== w) i++; path.unshift(i); w = p; }
+return path;`
+
+// visitScript forces the sample in one frame and answers how many child
+// frames it has.
+const visitScript = `const f = globalThis[Symbol.for("wdext.profiler.forceSample")];
+return [typeof f === "function" ? f() : -1, window.length];`
+
+// WebKitGTK forces a sample through the Profiler polyfill (package
+// polyfill) in every frame of every window of the session, with WebDriver
+// commands sent straight to the session's driver, and then puts the
+// client's current window and frame back as they were.
+func WebKitGTK(ctx context.Context, sess *session.Session) error {
+	d := &wd{ctx: ctx, sess: sess}
+	var current string
+	if err := d.call("GET", "/window", nil, &current); err != nil {
+		return err
+	}
+	var path []int
+	if err := d.call("POST", "/execute/sync", map[string]any{"script": framePathScript, "args": []any{}}, &path); err != nil {
+		// The current frame is gone: the client gets its top-level
+		// browsing context back.
+		path = nil
+	}
+	var handles []string
+	if err := d.call("GET", "/window/handles", nil, &handles); err != nil {
+		return err
+	}
+	var firstErr error
+	for _, h := range handles {
+		if err := d.call("POST", "/window", map[string]any{"handle": h}, nil); err != nil {
+			continue // closed meanwhile
+		}
+		if err := d.visit(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	// Restore: the window, then the frame path from its top.
+	if err := d.call("POST", "/window", map[string]any{"handle": current}, nil); err != nil {
+		return err
+	}
+	for _, i := range path {
+		if err := d.call("POST", "/frame", map[string]any{"id": i}, nil); err != nil {
+			return fmt.Errorf("restoring the current frame: %w", err)
+		}
+	}
+	return firstErr
+}
+
+// visit forces the sample in the current frame and, depth first, in its
+// children, and leaves the current frame as it found it.
+func (d *wd) visit() error {
+	var r [2]int
+	if err := d.call("POST", "/execute/sync", map[string]any{"script": visitScript, "args": []any{}}, &r); err != nil {
+		return err
+	}
+	for i := range r[1] {
+		if err := d.call("POST", "/frame", map[string]any{"id": i}, nil); err != nil {
+			continue // removed meanwhile
+		}
+		err := d.visit()
+		if perr := d.call("POST", "/frame/parent", map[string]any{}, nil); perr != nil {
+			return perr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wd sends WebDriver commands of one session to its driver.
+type wd struct {
+	ctx  context.Context
+	sess *session.Session
+}
+
+func (d *wd) call(method, path string, body any, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(d.ctx, method, d.sess.Upstream.JoinPath("session", d.sess.ID).String()+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if e, ok := webdriver.ParseError(data); ok {
+		return e
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: HTTP %d", method, path, resp.StatusCode)
+	}
+	if out == nil {
+		return nil
+	}
+	var v struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	return json.Unmarshal(v.Value, out)
+}

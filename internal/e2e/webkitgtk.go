@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/tebeka/selenium"
+
+	"github.com/wdext/wdext/polyfill"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/webkitgtk"
+)
+
+// RequireWebKitGTK skips the test when WebKitWebDriver or Xvfb is
+// missing, unless WDEXT_REQUIRE_BROWSER is set (CI), where it fails.
+func RequireWebKitGTK(t testing.TB) string {
+	t.Helper()
+	path, err := webkitgtk.Find(os.Getenv("WDEXT_WEBKITWEBDRIVER"))
+	if err == nil {
+		_, err = os.Stat(path)
+	}
+	if err == nil {
+		_, err = webkitgtk.FindXvfb()
+	}
+	if err != nil {
+		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
+			t.Fatalf("WebKitWebDriver/Xvfb required: %v", err)
+		}
+		t.Skipf("needs WebKitWebDriver and Xvfb: %v", err)
+	}
+	return path
+}
+
+// WebKitEnv is a wdext server in front of WebKitGTK drivers it manages.
+type WebKitEnv struct {
+	URL      string
+	Server   *webdriver.Server
+	Upstream *webkitgtk.Upstream
+}
+
+// StartWebKitGTK runs wdext, with the extensions given, in front of a
+// webkitgtk.Upstream that injects the Profiler polyfill into every
+// document; everything stops when the test ends.
+func StartWebKitGTK(t testing.TB, extensions ...func(*webdriver.Server)) *WebKitEnv {
+	t.Helper()
+	path := RequireWebKitGTK(t)
+	up := &webkitgtk.Upstream{Driver: path, Inject: polyfill.Script("Profiler")}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	srv := webdriver.NewServer(webdriver.Config{
+		Upstream: up,
+		Sessions: session.NewRegistry(),
+		Guard:    webdriver.Guard{MaxBody: 64 << 20},
+		Log:      log,
+	})
+	for _, register := range extensions {
+		register(srv)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		hs.Close()
+		up.Close()
+	})
+	return &WebKitEnv{URL: hs.URL, Server: srv, Upstream: up}
+}
+
+// WebKitCapabilities are what WebKitWebDriver accepts by default.
+func WebKitCapabilities() selenium.Capabilities { return selenium.Capabilities{} }

@@ -1,0 +1,230 @@
+// wdext's Profiler polyfill: the JS Self-Profiling API's Profiler
+// interface (https://wicg.github.io/js-self-profiling/) for engines that
+// lack it. It never samples by itself: samples come only from forced
+// samples, so traces are deterministic by construction.
+//
+//   globalThis[Symbol.for("wdext.profiler.forceSample")]()
+//     adds one sample without a stack to every started profiler of this
+//     realm and returns how many took it (WebDriver forcesample);
+//   globalThis[Symbol.for("wdext.profiler.forceSampleHere")]()
+//     synchronously adds one sample whose stack is the caller's, parsed
+//     from an Error stack (JavaScriptCore "name@url:line:col" or V8
+//     "at name (url:line:col)"), to every started profiler of this realm.
+//
+// The script is an expression of one argument, the global name to install
+// the interface under ("Profiler"). Installing twice in a realm does
+// nothing the second time.
+(function (interfaceName) {
+  "use strict";
+  const g = globalThis;
+  const FORCE = Symbol.for("wdext.profiler.forceSample");
+  const FORCE_HERE = Symbol.for("wdext.profiler.forceSampleHere");
+  if (typeof g[FORCE] === "function") return;
+  if (typeof Window !== "function" || !(g instanceof Window)) return; // [Exposed=Window]
+
+  const now = () => performance.now();
+  const started = new Set(); // the started profilers of this realm
+
+  // WebIDL conversions.
+  function toDouble(v, what) {
+    const n = Number(v);
+    if (!Number.isFinite(n)) throw new TypeError(`Failed to construct '${interfaceName}': ${what} is not a finite floating-point value.`);
+    return n;
+  }
+  function toUnsignedLong(v) {
+    let n = Number(v);
+    if (!Number.isFinite(n) || n === 0) return 0;
+    n = Math.trunc(n) % 2 ** 32;
+    return n < 0 ? n + 2 ** 32 : n;
+  }
+
+  // "get an element ID for an item in a list": the index of an equal item,
+  // appended if there is none. keys maps an item's key to its index.
+  function elementID(list, keys, key, item) {
+    let id = keys.get(key);
+    if (id === undefined) {
+      id = list.length;
+      list.push(item);
+      keys.set(key, id);
+    }
+    return id;
+  }
+
+  let take;
+  class Profiler extends EventTarget {
+    #interval;
+    #limit;
+    #state = "started";
+    #trace = { resources: [], frames: [], stacks: [], samples: [] };
+    #keys = { resources: new Map(), frames: new Map(), stacks: new Map() };
+    #fullQueued = false;
+
+    constructor(options) {
+      super();
+      // ProfilerInitOptions, converted as a WebIDL dictionary: members in
+      // lexicographic order, required ones present.
+      if (options !== undefined && options !== null && typeof options !== "object" && typeof options !== "function") {
+        throw new TypeError(`Failed to construct '${interfaceName}': The provided value is not of type 'ProfilerInitOptions'.`);
+      }
+      const o = options ?? {};
+      const maxBufferSize = o.maxBufferSize;
+      if (maxBufferSize === undefined) throw new TypeError(`Failed to construct '${interfaceName}': required member maxBufferSize is undefined.`);
+      const limit = toUnsignedLong(maxBufferSize);
+      const sampleInterval = o.sampleInterval;
+      if (sampleInterval === undefined) throw new TypeError(`Failed to construct '${interfaceName}': required member sampleInterval is undefined.`);
+      const interval = toDouble(sampleInterval, "sampleInterval");
+      // The constructor steps.
+      if (interval < 0) throw new RangeError(`Failed to construct '${interfaceName}': sampleInterval must be non-negative.`);
+      // The sample interval is kept as asked: this profiler never samples
+      // on a timer, so there is nothing to round to.
+      this.#interval = interval;
+      this.#limit = limit;
+      started.add(this);
+    }
+
+    get sampleInterval() {
+      if (typeof this !== "object" || this === null || !(#interval in this)) throw new TypeError("Illegal invocation");
+      return this.#interval;
+    }
+
+    get stopped() {
+      if (typeof this !== "object" || this === null || !(#state in this)) throw new TypeError("Illegal invocation");
+      return this.#state === "stopped";
+    }
+
+    stop() {
+      if (typeof this !== "object" || this === null || !(#state in this)) return Promise.reject(new TypeError("Illegal invocation"));
+      if (this.#state === "stopped") {
+        return Promise.reject(new DOMException("The profiler has already been stopped.", "InvalidStateError"));
+      }
+      this.#state = "stopped";
+      started.delete(this);
+      const t = this.#trace;
+      this.#trace = null;
+      return Promise.resolve(t);
+    }
+
+    // take a sample: stack is a list of frames, outermost first, or
+    // undefined for a sample without a stack.
+    static {
+      take = (p, timestamp, stack) => p.#take(timestamp, stack);
+    }
+
+    #take(timestamp, stack) {
+      if (this.#state !== "started") return false;
+      const t = this.#trace;
+      if (t.samples.length >= this.#limit) {
+        // The buffer is full: queue samplebufferfull (once) and take no
+        // more samples. The trace stays reachable through stop() (see
+        // polyfill/doc.go: the spec's "move the state to stopped" would
+        // make stop() reject and lose it).
+        this.#state = "full";
+        started.delete(this);
+        if (!this.#fullQueued) {
+          this.#fullQueued = true;
+          setTimeout(() => this.dispatchEvent(new Event("samplebufferfull")), 0);
+        }
+        return false;
+      }
+      const sample = { timestamp };
+      if (stack !== undefined) {
+        const id = this.#stackID(stack);
+        if (id !== undefined) sample.stackId = id;
+      }
+      t.samples.push(sample);
+      return true;
+    }
+
+    // get a stack ID: fold the frames, outermost first, into stack entries.
+    #stackID(stack) {
+      const t = this.#trace;
+      const k = this.#keys;
+      let parentId;
+      for (const f of stack) {
+        const frame = { name: f.name };
+        if (f.url !== undefined) {
+          frame.resourceId = elementID(t.resources, k.resources, f.url, f.url);
+          if (f.line !== undefined) frame.line = f.line;
+          if (f.column !== undefined) frame.column = f.column;
+        }
+        const frameId = elementID(t.frames, k.frames, JSON.stringify([frame.name, frame.resourceId, frame.line, frame.column]), frame);
+        const entry = parentId === undefined ? { frameId } : { parentId, frameId };
+        parentId = elementID(t.stacks, k.stacks, frameId + "/" + (parentId ?? ""), entry);
+      }
+      return parentId;
+    }
+  }
+
+  // Stack parsing. Lines of V8 ("    at name (url:line:col)", "    at
+  // url:line:col") and JavaScriptCore ("name@url:line:col", "@url:...",
+  // "name@[native code]") Error stacks, innermost first.
+  const location = /^(.*):(\d+):(\d+)$/;
+  const anonymous = new Set(["", "<anonymous>", "global code", "module code", "eval code", "eval"]);
+  function parseLine(line) {
+    let name, where;
+    const v8 = /^\s*at (?:(.*?) \((.*)\)|(.*))$/.exec(line);
+    if (v8) {
+      name = v8[1] ?? "";
+      where = v8[2] ?? v8[3];
+      name = name.replace(/^(?:async |new )/, "");
+      // "Type.<anonymous>" is an anonymous function called as a method.
+      if (name.endsWith(".<anonymous>")) name = "";
+    } else {
+      const at = line.lastIndexOf("@");
+      if (at < 0) return undefined; // V8's "Error" header, blank lines
+      name = line.slice(0, at);
+      where = line.slice(at + 1);
+    }
+    if (anonymous.has(name)) name = "";
+    const m = location.exec(where);
+    if (!m) return { name }; // native code, or a script without a URL
+    return { name, url: m[1], line: Number(m[2]), column: Number(m[3]) };
+  }
+
+  // parseStack turns an Error stack into frames, outermost first, without
+  // this polyfill's own frames (everything up to the innermost frame
+  // named wdextForceSampleHere) and without frames of scripts from other
+  // origins (the spec's muted-errors check, approximated by origin).
+  function parseStack(text) {
+    let frames = String(text).split("\n").map(parseLine).filter((f) => f !== undefined);
+    const own = frames.findIndex((f) => f.name === "wdextForceSampleHere" || f.name.endsWith(".wdextForceSampleHere"));
+    if (own >= 0) frames = frames.slice(own + 1);
+    frames = frames.filter((f) => {
+      if (f.url === undefined) return f.name !== "";
+      try {
+        return new URL(f.url).origin === g.location.origin;
+      } catch (e) {
+        return false;
+      }
+    });
+    return frames.reverse();
+  }
+
+  function forceSample() {
+    const ts = now();
+    let n = 0;
+    for (const p of [...started]) if (take(p, ts)) n++;
+    return n;
+  }
+
+  function wdextForceSampleHere() {
+    const ts = now();
+    const stack = parseStack(new Error().stack);
+    let n = 0;
+    for (const p of [...started]) if (take(p, ts, stack)) n++;
+    return n;
+  }
+
+  // Interface object and prototype members as WebIDL defines them.
+  for (const m of ["sampleInterval", "stopped", "stop"]) {
+    const d = Object.getOwnPropertyDescriptor(Profiler.prototype, m);
+    d.enumerable = true;
+    Object.defineProperty(Profiler.prototype, m, d);
+  }
+  Object.defineProperty(Profiler.prototype, Symbol.toStringTag, { value: interfaceName, configurable: true });
+  Object.defineProperty(Profiler, "name", { value: interfaceName });
+  Object.defineProperty(g, interfaceName, { value: Profiler, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(g, FORCE, { value: forceSample, writable: false, configurable: false, enumerable: false });
+  Object.defineProperty(g, FORCE_HERE, { value: wdextForceSampleHere, writable: false, configurable: false, enumerable: false });
+  Object.defineProperty(g, Symbol.for("wdext.profiler.parseStack"), { value: parseStack, configurable: true });
+})

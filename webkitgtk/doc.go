@@ -1,0 +1,65 @@
+// Package webkitgtk runs WebKitGTK behind wdext (wdext serve --engine
+// webkitgtk): an Upstream (driver.PerSession) that owns one Xvfb display,
+// started on first use on a free display number (-displayfd), and one
+// WebKitWebDriver per session — the driver holds a single session — on a
+// free loopback port, ready when its /status says so. The driver launches
+// MiniBrowser (/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser) and
+// its web and network processes in the driver's process group; deleting
+// the session, a failed new session and Close kill that group (SIGTERM,
+// then SIGKILL after 2 s). Killing the driver alone would leave MiniBrowser
+// running. wdext becomes a child subreaper (PR_SET_CHILD_SUBREAPER) when it
+// first starts one of these processes and reaps the orphans of each group
+// it kills, so no zombies are left either (PID 1 of a container may never
+// reap them late or never).
+//
+// A driver that exits by itself has its group killed as well (MiniBrowser
+// would outlive it), and its session answers "invalid session id". Being a
+// subreaper is process-wide: in a process that also runs Chromium, the
+// Chromium processes that leave their group (crashpad) are reparented to it
+// too and are reaped only when it exits.
+//
+// With Inject set (wdext serve --engine webkitgtk sets it to the Profiler
+// polyfill), a new session gets wdext's HTTP proxy as its proxy capability
+// (proxyType manual, httpProxy 127.0.0.1:P) unless the client named a
+// proxy. The proxy puts the script first in every HTML document fetched
+// for a navigation (Sec-Fetch-Dest document/iframe/frame, or an Accept
+// starting with text/html), after the doctype, so it runs before any
+// script of the page in every frame, cross-site ones included; HTML
+// fetched by script comes back untouched. Measured: WebKitGTK sends
+// loopback requests through the proxy. Not covered: https (CONNECT is
+// tunnelled as is), about:blank, srcdoc and data: documents, and a page
+// whose Content-Security-Policy forbids inline scripts. With the proxy in
+// the request, MiniBrowser's reply carries no "proxy" capability (without
+// it: "proxy": {}).
+//
+// POST /session hangs forever in WebKitWebDriver when the browser fails to
+// start, while its /status still says ready. The server bounds the request
+// with NewSessionTimeout (30 s by default) and answers "session not
+// created" naming the driver and the timeout; the driver is then killed.
+//
+// Known deviations of WebKitWebDriver (WebKitGTK 2.50.6, Debian 12,
+// measured), passed through unchanged — TestConformanceWithWebKitWebDriver
+// in package webdriver checks that wdext answers exactly like the driver:
+//   - browserName is "MiniBrowser" (so session.Session.Engine, see
+//     IsEngine); no goog:chromeOptions, no CDP endpoint;
+//   - one session per driver: a second POST /session is "session not
+//     created: Maximum number of active sessions";
+//   - no WebDriver BiDi: webSocketUrl in alwaysMatch is "session not
+//     created: Failed to match capabilities";
+//   - element screenshots are PNGs of the element's size with every pixel
+//     black (a 71x24 button: no other pixel); page screenshots are fine;
+//   - no forcesample: "unknown command" (wdext's own then runs);
+//   - a command while a user prompt is open answers 500 "unexpected alert
+//     open" (unhandledPromptBehavior "dismiss and notify");
+//   - Add Cookie with a domain other than the page's answers 200 instead
+//     of "invalid cookie domain";
+//   - an unknown element reference is "no such element", not "stale
+//     element reference";
+//   - Error stacks of scripts run by Execute Script carry no URL
+//     ("foo@", "@").
+//
+// A command for a session wdext does not know cannot be forwarded (there
+// is no shared driver): it is "invalid session id". The same goes for a
+// command after Delete Session, whose driver is gone; its message is
+// wdext's, not the driver's.
+package webkitgtk

@@ -1,0 +1,503 @@
+package webkitgtk
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/wdext/wdext/driver"
+)
+
+// Engine is the browserName WebKitWebDriver reports for MiniBrowser, and
+// so the session.Session.Engine of WebKitGTK sessions.
+const Engine = "MiniBrowser"
+
+// IsEngine reports whether a session's engine (its browserName) is
+// WebKitGTK's.
+func IsEngine(browserName string) bool {
+	switch strings.ToLower(browserName) {
+	case "minibrowser", "webkitgtk", "epiphany", "cog":
+		return true
+	}
+	return false
+}
+
+// Find returns explicit if set, else WebKitWebDriver from $PATH, else
+// /usr/bin/WebKitWebDriver.
+func Find(explicit string) (string, error) {
+	if explicit != "" {
+		return explicit, nil
+	}
+	if p, err := exec.LookPath("WebKitWebDriver"); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat("/usr/bin/WebKitWebDriver"); err == nil {
+		return "/usr/bin/WebKitWebDriver", nil
+	}
+	return "", errors.New("WebKitWebDriver not found: install webkit2gtk-driver")
+}
+
+// FindXvfb returns Xvfb from $PATH or /usr/bin/Xvfb.
+func FindXvfb() (string, error) {
+	if p, err := exec.LookPath("Xvfb"); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat("/usr/bin/Xvfb"); err == nil {
+		return "/usr/bin/Xvfb", nil
+	}
+	return "", errors.New("no Xvfb on $PATH or in /usr/bin: install xvfb")
+}
+
+// Upstream runs WebKitGTK for wdext: one Xvfb display, started on first
+// use, and one WebKitWebDriver (with its MiniBrowser) per session. It
+// implements driver.PerSession.
+type Upstream struct {
+	// Driver is the WebKitWebDriver binary; Xvfb the X server. Empty: Find
+	// and FindXvfb.
+	Driver, Xvfb string
+	// Display, if set (":0"), is used instead of starting Xvfb.
+	Display string
+	// StartTimeout bounds a driver's start (default 20 s);
+	// NewSessionTimeout bounds POST /session (default 30 s): the driver
+	// hangs forever when the browser fails to start.
+	StartTimeout, NewSessionTimeout time.Duration
+	// Stderr, if set, receives the processes' output as well.
+	Stderr *os.File
+	// Inject, if set, is a script every HTML document loaded over http in
+	// the sessions runs first, in every frame (polyfill.Script): sessions
+	// get wdext's injecting proxy as their proxy capability, unless the
+	// client asked for a proxy itself (then nothing is injected).
+	Inject string
+
+	mu       sync.Mutex
+	closed   bool
+	xvfb     *proc
+	display  string
+	sessions map[string]*proc
+	pending  map[*proc]bool
+	injector *injector
+}
+
+// proc is one process group wdext started.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  *tail
+	url  *url.URL
+}
+
+var subreaper sync.Once
+
+// Managed is true: wdext owns the drivers and browsers.
+func (u *Upstream) Managed() bool { return true }
+
+// Current is for commands of sessions wdext does not know: there is no
+// shared driver to send them to.
+func (u *Upstream) Current(context.Context) (*driver.Instance, error) {
+	return nil, errors.New("WebKitWebDriver holds one session per driver: no shared driver")
+}
+
+// Ready is true unless closed: drivers start per session.
+func (u *Upstream) Ready(context.Context) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return !u.closed
+}
+
+// StartSession starts a WebKitWebDriver on a free loopback port, on the
+// display, and returns it once its /status is ready.
+func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*driver.Instance, time.Duration, func(string, error), error) {
+	display, err := u.ensureDisplay(ctx)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if u.Inject != "" {
+		addr, err := u.ensureInjector()
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		addProxy(req, addr)
+	}
+	path, err := Find(u.Driver)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	cmd := exec.Command(path, "--port="+strconv.Itoa(port), "--host=127.0.0.1")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	p, err := u.startProc(cmd)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	p.url = &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		p.kill()
+		return nil, 0, nil, errors.New("shutting down")
+	}
+	if u.pending == nil {
+		u.pending = map[*proc]bool{}
+	}
+	u.pending[p] = true
+	u.mu.Unlock()
+	drop := func() {
+		u.mu.Lock()
+		delete(u.pending, p)
+		u.mu.Unlock()
+		p.kill()
+	}
+	if err := p.waitReady(ctx, cmp(u.StartTimeout, 20*time.Second)); err != nil {
+		drop()
+		return nil, 0, nil, err
+	}
+	var once sync.Once
+	bind := func(id string, failure error) {
+		once.Do(func() {
+			u.mu.Lock()
+			delete(u.pending, p)
+			if id != "" && !u.closed {
+				if u.sessions == nil {
+					u.sessions = map[string]*proc{}
+				}
+				u.sessions[id] = p
+				u.mu.Unlock()
+				go func() { // owned by the driver process: ends when it exits
+					// A driver that dies by itself leaves MiniBrowser
+					// running: take the rest of its group down too.
+					<-p.done
+					u.mu.Lock()
+					if u.sessions[id] == p {
+						delete(u.sessions, id)
+					}
+					u.mu.Unlock()
+					p.kill()
+				}()
+				return
+			}
+			u.mu.Unlock()
+			p.kill()
+		})
+	}
+	return &driver.Instance{URL: p.url, Done: p.done}, cmp(u.NewSessionTimeout, 30*time.Second), bind, nil
+}
+
+// Why returns the last lines the driver and browser of a failed start
+// wrote, for error messages.
+func (p *proc) why() string { return p.log.String() }
+
+// EndSession stops the driver (and browser) that held session id.
+func (u *Upstream) EndSession(id string) {
+	u.mu.Lock()
+	p := u.sessions[id]
+	delete(u.sessions, id)
+	u.mu.Unlock()
+	if p != nil {
+		p.kill()
+	}
+}
+
+// Close stops every driver, browser and the display.
+func (u *Upstream) Close() error {
+	u.mu.Lock()
+	u.closed = true
+	var ps []*proc
+	for _, p := range u.sessions {
+		ps = append(ps, p)
+	}
+	for p := range u.pending {
+		ps = append(ps, p)
+	}
+	u.sessions, u.pending = nil, nil
+	x := u.xvfb
+	u.xvfb = nil
+	inj := u.injector
+	u.injector = nil
+	u.mu.Unlock()
+	if inj != nil {
+		defer inj.close()
+	}
+	var wg sync.WaitGroup
+	for _, p := range ps {
+		wg.Add(1)
+		go func() { // owned by Close, which waits
+			defer wg.Done()
+			p.kill()
+		}()
+	}
+	wg.Wait()
+	if x != nil {
+		x.kill()
+	}
+	return nil
+}
+
+// Sessions is the number of drivers holding a session.
+func (u *Upstream) Sessions() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.sessions)
+}
+
+// ensureDisplay starts Xvfb on a free display number (-displayfd) once.
+func (u *Upstream) ensureDisplay(ctx context.Context) (string, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return "", errors.New("shutting down")
+	}
+	if u.Display != "" {
+		return u.Display, nil
+	}
+	if u.xvfb != nil {
+		select {
+		case <-u.xvfb.done:
+			u.xvfb = nil
+		default:
+			return u.display, nil
+		}
+	}
+	path := u.Xvfb
+	if path == "" {
+		var err error
+		if path, err = FindXvfb(); err != nil {
+			return "", err
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	cmd := exec.Command(path, "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	p, err := u.startProc(cmd)
+	w.Close()
+	if err != nil {
+		return "", err
+	}
+	type result struct {
+		n   string
+		err error
+	}
+	got := make(chan result, 1)
+	go func() { // owned by ensureDisplay: ends when Xvfb writes or the pipe closes (r.Close, kill)
+		line, err := bufio.NewReader(r).ReadString('\n')
+		got <- result{strings.TrimSpace(line), err}
+	}()
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
+	select {
+	case res := <-got:
+		if res.err != nil || res.n == "" {
+			p.kill()
+			return "", fmt.Errorf("the X server (Xvfb) did not report a display: %v %s", res.err, p.why())
+		}
+		u.xvfb, u.display = p, ":"+res.n
+		return u.display, nil
+	case <-ctx.Done():
+		p.kill()
+		<-got
+		return "", ctx.Err()
+	case <-timer.C:
+		p.kill()
+		<-got
+		return "", fmt.Errorf("the X server (Xvfb) did not report a display in 10s: %s", p.why())
+	}
+}
+
+// startProc starts cmd in its own process group, its output kept.
+func (u *Upstream) startProc(cmd *exec.Cmd) (*proc, error) {
+	subreaper.Do(becomeSubreaper)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &proc{cmd: cmd, done: make(chan struct{}), log: &tail{max: 4096}}
+	if u.Stderr != nil {
+		cmd.Stdout = multi{p.log, u.Stderr}
+	} else {
+		cmd.Stdout = p.log
+	}
+	cmd.Stderr = cmd.Stdout
+	// The browser inherits the output pipe: without a bound, Wait would
+	// wait for the whole group, not for the driver.
+	cmd.WaitDelay = 200 * time.Millisecond
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", filepath.Base(cmd.Path), err)
+	}
+	go func() { // owned by the process: ends when it exits
+		cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *proc) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := statusReady(ctx, p.url)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("WebKitWebDriver exited before it was ready: %s", p.why())
+		case <-ctx.Done():
+			return fmt.Errorf("WebKitWebDriver not ready after %v: %v", timeout, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// kill ends the process group (driver, MiniBrowser, its web and network
+// processes), waits for the leader and reaps the others, which were
+// reparented to wdext (a child subreaper) when the leader died.
+func (p *proc) kill() {
+	pg := p.cmd.Process.Pid
+	syscall.Kill(-pg, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Second):
+	}
+	syscall.Kill(-pg, syscall.SIGKILL)
+	<-p.done
+	reapGroup(pg)
+}
+
+func cmp(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func statusReady(ctx context.Context, base *url.URL) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base.JoinPath("status").String(), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Value struct {
+			Ready bool `json:"ready"`
+		} `json:"value"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return err
+	}
+	if !st.Value.Ready {
+		return errors.New("driver says not ready")
+	}
+	return nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := string(bytes.TrimSpace(t.buf))
+	if s == "" {
+		return "(no output)"
+	}
+	return "output: " + s
+}
+
+type multi struct {
+	a *tail
+	b *os.File
+}
+
+func (m multi) Write(p []byte) (int, error) {
+	m.a.Write(p)
+	m.b.Write(p)
+	return len(p), nil
+}
+
+// ensureInjector starts the injecting proxy once.
+func (u *Upstream) ensureInjector() (string, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return "", errors.New("shutting down")
+	}
+	if u.injector == nil {
+		in, err := newInjector(u.Inject)
+		if err != nil {
+			return "", err
+		}
+		u.injector = in
+	}
+	return u.injector.addr(), nil
+}
+
+// addProxy makes the injector the session's http proxy, in alwaysMatch,
+// unless the request names a proxy anywhere.
+func addProxy(req map[string]any, addr string) {
+	caps, _ := req["capabilities"].(map[string]any)
+	if caps == nil {
+		caps = map[string]any{}
+		req["capabilities"] = caps
+	}
+	always, _ := caps["alwaysMatch"].(map[string]any)
+	if always == nil {
+		always = map[string]any{}
+		caps["alwaysMatch"] = always
+	}
+	if _, ok := always["proxy"]; ok {
+		return
+	}
+	first, _ := caps["firstMatch"].([]any)
+	for _, f := range first {
+		if m, ok := f.(map[string]any); ok && m["proxy"] != nil {
+			return
+		}
+	}
+	always["proxy"] = map[string]any{"proxyType": "manual", "httpProxy": addr}
+}

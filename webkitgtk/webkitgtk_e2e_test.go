@@ -1,0 +1,239 @@
+package webkitgtk_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/webkitgtk"
+)
+
+// mark puts a marker in the environment of every process the test
+// starts, for e2e.MarkedProcesses.
+func mark(t *testing.T) string {
+	m := fmt.Sprintf("%s-%d", t.Name(), os.Getpid())
+	t.Setenv("WDEXT_TEST_MARK", m)
+	return "WDEXT_TEST_MARK=" + m
+}
+
+// waitGone waits (reaping takes a moment) for the marked processes to be
+// gone, and fails the test with what is left.
+func waitGone(t *testing.T, m string) {
+	t.Helper()
+	left := e2e.MarkedProcesses(m)
+	for i := 0; i < 250 && (len(left) > 0 || len(zombieChildren()) > 0); i++ {
+		time.Sleep(20 * time.Millisecond)
+		left = e2e.MarkedProcesses(m)
+	}
+	assert.Equal(t, len(left), 0, "processes left behind: %v", left)
+	assert.Equal(t, len(zombieChildren()), 0, "zombies left: %v", zombieChildren())
+}
+
+// zombieChildren lists this process's zombie children.
+func zombieChildren() []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid …": comm may hold spaces.
+		s := string(stat)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[0] == "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+type result struct {
+	Status int
+	Value  json.RawMessage
+	Err    *webdriver.Error
+}
+
+func do(t *testing.T, method, url string, body any) result {
+	t.Helper()
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	assert.NilError(t, err)
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+	assert.NilError(t, err)
+	defer resp.Body.Close()
+	var v struct {
+		Value json.RawMessage `json:"value"`
+	}
+	assert.NilError(t, json.NewDecoder(resp.Body).Decode(&v))
+	r := result{Status: resp.StatusCode, Value: v.Value}
+	if e, ok := webdriver.ParseError(append(append([]byte(`{"value":`), v.Value...), '}')); ok {
+		r.Err = e
+	}
+	return r
+}
+
+func newSession(t *testing.T, base string, always map[string]any) (string, result) {
+	t.Helper()
+	r := do(t, "POST", base+"/session", map[string]any{"capabilities": map[string]any{"alwaysMatch": always}})
+	var v struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(r.Value, &v)
+	return v.SessionID, r
+}
+
+// Sessions run concurrently, each in a driver (and MiniBrowser) of its
+// own; deleting a session stops its driver and browser, and closing the
+// upstream leaves no process (and no zombie) behind.
+func TestConcurrentSessionsNoOrphans(t *testing.T) {
+	m := mark(t)
+	env := e2e.StartWebKitGTK(t)
+	const n = 3
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() { // owned by the test, which waits
+			defer wg.Done()
+			id, r := newSession(t, env.URL, map[string]any{})
+			if r.Status != 200 {
+				t.Errorf("new session %d: %d %s", i, r.Status, r.Value)
+			}
+			ids[i] = id
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, env.Upstream.Sessions(), n)
+	sess, ok := env.Server.Sessions().Get(ids[0])
+	assert.Assert(t, ok)
+	assert.Equal(t, sess.Engine, webkitgtk.Engine)
+	for i, id := range ids {
+		r := do(t, "POST", env.URL+"/session/"+id+"/execute/sync", map[string]any{"script": "return arguments[0]", "args": []any{i}})
+		assert.Equal(t, string(r.Value), fmt.Sprint(i))
+	}
+	browsers := 0
+	for _, comm := range e2e.MarkedProcesses(m) {
+		if comm == "MiniBrowser" {
+			browsers++
+		}
+	}
+	assert.Equal(t, browsers, n)
+
+	r := do(t, "DELETE", env.URL+"/session/"+ids[0], nil)
+	assert.Equal(t, r.Status, 200)
+	// The reply comes before the driver is stopped: wait for its exit.
+	select {
+	case <-sess.Gone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("driver of the deleted session still running after 30 s")
+	}
+	assert.Equal(t, env.Upstream.Sessions(), n-1)
+	r = do(t, "GET", env.URL+"/session/"+ids[0]+"/title", nil)
+	assert.Equal(t, r.Err.Code, webdriver.InvalidSessionID)
+	r = do(t, "GET", env.URL+"/session/"+ids[1]+"/title", nil)
+	assert.Equal(t, r.Status, 200)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	env.Server.Shutdown(ctx)
+	assert.NilError(t, env.Upstream.Close())
+	waitGone(t, m)
+}
+
+// A browser that never starts makes WebKitWebDriver hang in POST /session
+// forever: wdext answers "session not created" with the reason after its
+// own timeout, and stops that driver and "browser".
+func TestNewSessionTimeout(t *testing.T) {
+	path := e2e.RequireWebKitGTK(t)
+	m := mark(t)
+	up := &webkitgtk.Upstream{Driver: path, NewSessionTimeout: 2 * time.Second}
+	srv := webdriver.NewServer(webdriver.Config{Upstream: up, Sessions: session.NewRegistry()})
+	hs := newServer(t, srv)
+	t.Cleanup(func() { up.Close() })
+
+	_, r := newSession(t, hs, map[string]any{"webkitgtk:browserOptions": map[string]any{"binary": "/bin/sleep", "args": []any{"3600"}}})
+	assert.Equal(t, r.Status, 500, "%s", r.Value)
+	assert.Equal(t, r.Err.Code, webdriver.SessionNotCreated)
+	assert.ErrorContains(t, r.Err, "did not create a session within 2s (the browser probably failed to start)")
+	assert.Equal(t, up.Sessions(), 0)
+
+	// The display is still there for the next session.
+	id, r := newSession(t, hs, map[string]any{})
+	assert.Equal(t, r.Status, 200, "%s", r.Value)
+	do(t, "DELETE", hs+"/session/"+id, nil)
+	up.Close()
+	waitGone(t, m)
+}
+
+func newServer(t *testing.T, h http.Handler) string {
+	s := httptestServer(h)
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+// A driver that dies by itself takes its MiniBrowser with it, and its
+// session answers "invalid session id".
+func TestDriverDeathTakesBrowser(t *testing.T) {
+	m := mark(t)
+	env := e2e.StartWebKitGTK(t)
+	id, r := newSession(t, env.URL, map[string]any{})
+	assert.Equal(t, r.Status, 200, "%s", r.Value)
+	drivers := 0
+	for pid, comm := range e2e.MarkedProcesses(m) {
+		if comm == "WebKitWebDriver" {
+			drivers++
+			assert.NilError(t, syscall.Kill(pid, syscall.SIGKILL))
+		}
+	}
+	assert.Equal(t, drivers, 1)
+	sess, ok := env.Server.Sessions().Get(id)
+	assert.Assert(t, ok)
+	select {
+	case <-sess.Gone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("driver still running")
+	}
+	browsers := func() int {
+		n := 0
+		for _, comm := range e2e.MarkedProcesses(m) {
+			if comm == "MiniBrowser" || strings.HasPrefix(comm, "WebKit") {
+				n++
+			}
+		}
+		return n
+	}
+	// Reaping takes a moment: wait for the browser and its zombie.
+	for i := 0; i < 250 && (browsers() > 0 || len(zombieChildren()) > 0); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	assert.Equal(t, browsers(), 0, "left: %v", e2e.MarkedProcesses(m))
+	r = do(t, "GET", env.URL+"/session/"+id+"/title", nil)
+	assert.Equal(t, r.Err.Code, webdriver.InvalidSessionID)
+	assert.Equal(t, env.Upstream.Sessions(), 0)
+	assert.Equal(t, len(zombieChildren()), 0, "zombies: %v", zombieChildren())
+}
