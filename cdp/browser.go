@@ -22,11 +22,26 @@ type Browser struct {
 
 	mu       sync.Mutex
 	attached map[target.ID]*Session
+
+	// tracing is a one-slot lock: Chromium runs one tracing session at a
+	// time, and short users (forcesample) take turns.
+	tracing chan struct{}
 }
 
 // NewBrowser wraps a connection.
 func NewBrowser(c *Conn) *Browser {
-	return &Browser{Conn: c, attached: make(map[target.ID]*Session)}
+	return &Browser{Conn: c, attached: make(map[target.ID]*Session), tracing: make(chan struct{}, 1)}
+}
+
+// LockTracing waits, as long as ctx allows, for the browser's tracing to be
+// free for the caller, who must call unlock when its trace has ended.
+func (b *Browser) LockTracing(ctx context.Context) (unlock func(), err error) {
+	select {
+	case b.tracing <- struct{}{}:
+		return func() { <-b.tracing }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the browser's previous trace to end: %w", ctx.Err())
+	}
 }
 
 // Targets lists the browser's targets of the given types ("page",

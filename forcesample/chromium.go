@@ -26,23 +26,17 @@ var sampleCategories = []string{"devtools.timeline", "disabled-by-default-devtoo
 // nothing else: setTimeout would write two (install and fire).
 var trigger = "queueMicrotask(() => {})"
 
-// armLocks serialises tracing per browser: Chromium allows one tracing
-// session at a time.
-var armLocks sync.Map // *cdp.Browser → *sync.Mutex
-
-func armLock(b *cdp.Browser) *sync.Mutex {
-	m, _ := armLocks.LoadOrStore(b, new(sync.Mutex))
-	return m.(*sync.Mutex)
-}
-
 // Arm enables the sampling categories in the browser until the returned
 // disarm is called. disarm returns once tracing has fully stopped
 // (tracingComplete): only then is the category off in every renderer, so
 // that whatever the page does next (handle the reply to its own request,
-// say) samples nothing.
+// say) samples nothing. If the flush outlasts disarm's ctx, disarm returns
+// anyway and the browser stays locked until the flush ends.
 func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) error, err error) {
-	mu := armLock(b)
-	mu.Lock()
+	unlock, err := b.LockTracing(ctx)
+	if err != nil {
+		return nil, err
+	}
 	complete, stop := b.Subscribe(tracing.TracingComplete.Method)
 	_, err = cdproto.Call(ctx, b, tracing.Start, tracing.StartParams{
 		TransferMode: tracing.StartTransferModeReportEvents,
@@ -55,7 +49,7 @@ func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 	})
 	if err != nil {
 		stop()
-		mu.Unlock()
+		unlock()
 		if strings.Contains(err.Error(), "already") {
 			return nil, webdriver.Errorf(webdriver.UnsupportedOperation,
 				"forcesample needs the browser's tracing, but another tracing session is running "+
@@ -68,20 +62,38 @@ func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 	return func(ctx context.Context) error {
 		err := errors.New("already disarmed")
 		once.Do(func() {
-			defer mu.Unlock()
-			defer stop()
 			if _, err = cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
+				stop()
+				unlock()
 				return
 			}
 			select {
 			case <-complete:
+				stop()
+				unlock()
 			case <-ctx.Done():
-				err = fmt.Errorf("waiting for tracing to stop: %w", ctx.Err())
+				// A late flush (a browser still starting processes, a
+				// loaded machine): the samples are taken, so the caller
+				// is done; the browser's tracing stays locked until the
+				// flush ends.
+				go func() { // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+					defer unlock()
+					defer stop()
+					select {
+					case <-complete:
+					case <-b.Done():
+					case <-time.After(flushTimeout):
+					}
+				}()
 			}
 		})
 		return err
 	}, nil
 }
+
+// flushTimeout bounds how long a late trace flush keeps the next force
+// waiting.
+const flushTimeout = 30 * time.Second
 
 // Chromium forces a sample in every isolate of the browser.
 func Chromium(ctx context.Context, b *cdp.Browser) error {
