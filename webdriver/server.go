@@ -250,10 +250,15 @@ func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
 	s.proxy.Forward(w, r, in.URL, in.Done)
 }
 
+// deleteSession forwards Delete Session and drops wdext's state before the
+// client hears back: a client that saw the reply must find the session
+// gone everywhere.
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	id := sessionOf(r.URL.Path)
-	s.forwardSession(w, r)
+	rec := &bufferedReply{header: http.Header{}}
+	s.forwardSession(rec, r)
 	s.forget(id)
+	rec.writeTo(w)
 }
 
 func (s *Server) forget(id string) {
