@@ -9,7 +9,11 @@
 //   globalThis[Symbol.for("wdext.profiler.forceSampleHere")]()
 //     synchronously adds one sample whose stack is the caller's, parsed
 //     from an Error stack (JavaScriptCore "name@url:line:col" or V8
-//     "at name (url:line:col)"), to every started profiler of this realm.
+//     "at name (url:line:col)"), to every started profiler of this realm;
+//   globalThis[Symbol.for("wdext.profiler.skipNextForce")]()
+//     makes the next forceSample() in this realm a no-op: testdriver's
+//     force_sample() samples its own realm here, with the caller's stack,
+//     and then asks for the session-wide force for every other realm.
 //
 // The script is an expression of one argument, the global name to install
 // the interface under ("Profiler"). Installing twice in a realm does
@@ -200,7 +204,12 @@
     return frames.reverse();
   }
 
+  let skipNext = false;
   function forceSample() {
+    if (skipNext) {
+      skipNext = false;
+      return 0;
+    }
     const ts = now();
     let n = 0;
     for (const p of [...started]) if (take(p, ts)) n++;
@@ -226,5 +235,11 @@
   Object.defineProperty(g, interfaceName, { value: Profiler, writable: true, configurable: true, enumerable: false });
   Object.defineProperty(g, FORCE, { value: forceSample, writable: false, configurable: false, enumerable: false });
   Object.defineProperty(g, FORCE_HERE, { value: wdextForceSampleHere, writable: false, configurable: false, enumerable: false });
+  Object.defineProperty(g, Symbol.for("wdext.profiler.skipNextForce"), {
+    value: () => void (skipNext = true),
+    writable: false,
+    configurable: false,
+    enumerable: false,
+  });
   Object.defineProperty(g, Symbol.for("wdext.profiler.parseStack"), { value: parseStack, configurable: true });
 })

@@ -222,6 +222,13 @@ func (r *Runner) load(ctx context.Context, t Test) (Result, error) {
 // WebDriver command, the others in the top document.
 func (r *Runner) perform(ctx context.Context, wd selenium.WebDriver, action, selector, keys string) error {
 	if action == "force_sample" {
+		// Let the driver finish with the page first: chromedriver tidies
+		// up after the asynchronous script that brought this action (a
+		// timer cleared, …), and a trace event of that tidying while the
+		// force is armed would be one more sample.
+		if _, err := wd.ExecuteScript("return 0", nil); err != nil {
+			return err
+		}
 		c := &wdclient.Client{URL: r.WebDriver}
 		return c.ForceSample(ctx, wd.SessionID())
 	}

@@ -52,5 +52,5 @@ func TestBundledSuiteWebKitGTK(t *testing.T) {
 			t.Errorf("unexpected: %s %q: %s (expected %s): %s", u.Test, u.Subtest, u.Status, u.Expected, u.Message)
 		}
 	}
-	assert.Equal(t, len(results), 5)
+	assert.Equal(t, len(results), 6)
 }

@@ -4,10 +4,12 @@
 //
 // test_driver.force_sample() returns a promise that settles once every
 // started Profiler of the session has taken one sample (the WebDriver
-// "Force Sample" command, through wdext). RFC 81 also asks for a
-// synchronous form whose sample carries the caller's stack; on Chromium 156
-// that cannot be done exactly (see forcesample/doc.go), so the sample is the
-// browser's own but has no page frames on its stack.
+// "Force Sample" command, through wdext), as WPT's own testdriver does.
+// RFC 81 also has the sample carry the caller's stack: with wdext's
+// Profiler polyfill (WebKitGTK) the caller's realm samples synchronously
+// with it; on Chromium 156 that cannot be done exactly (see
+// forcesample/doc.go), so the sample is the browser's own with no page
+// frames on its stack.
 (function () {
   "use strict";
   const top = () => {
@@ -30,6 +32,15 @@
 
   window.test_driver = {
     force_sample() {
+      // Where Profiler is wdext's polyfill (WebKitGTK), this realm's
+      // profilers take their sample right here, synchronously, with the
+      // caller on the stack (RFC 81); the session-wide force that follows
+      // then skips this realm, so every profiler still gets exactly one.
+      const here = globalThis[Symbol.for("wdext.profiler.forceSampleHere")];
+      if (typeof here === "function") {
+        here();
+        globalThis[Symbol.for("wdext.profiler.skipNextForce")]();
+      }
       return top().action("force_sample", {});
     },
     click(element) {

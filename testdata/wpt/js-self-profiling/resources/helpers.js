@@ -1,15 +1,26 @@
 // Helpers for the js-self-profiling tests. A forced sample lands in every
 // started profiler; samples the browser takes by itself at construction
-// and at stop() are told apart by time.
+// and at stop() are told apart by time. Clocks are coarse (1 ms in
+// WebKitGTK, 100 µs in Chromium), so marks are taken only once the clock
+// has moved past everything before them.
 function startProfiler(options = {}) {
   return new Profiler(Object.assign({ sampleInterval: 10000, maxBufferSize: 1000 }, options));
 }
 
-// Samples between mark (a performance.now() value) and the call to stop().
+// nextMark resolves to a performance.now() value later than any sample
+// taken before the call.
+async function nextMark() {
+  const before = performance.now();
+  let mark;
+  while ((mark = performance.now()) <= before) await new Promise((resolve) => setTimeout(resolve, 1));
+  return mark;
+}
+
+// Samples from mark (from nextMark) up to the call to stop().
 async function stopAndCount(profiler, mark) {
-  const end = performance.now();
+  const end = await nextMark();
   const trace = await profiler.stop();
-  return trace.samples.filter((s) => s.timestamp > mark && s.timestamp <= end).length;
+  return trace.samples.filter((s) => s.timestamp >= mark && s.timestamp < end).length;
 }
 
 // Names of the frames on a sample's stack, innermost first.
