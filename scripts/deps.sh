@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Installs what wdext's tests and demo need on a fresh Debian machine:
 # Chromium and chromedriver, WebKitWebDriver (webkit2gtk-driver) and Xvfb
-# from Debian, and the npm package wpt-runner
-# (its testharness.js) into ./node_modules. Does nothing that is already
-# there.
+# from Debian, and the npm package wpt-runner (for its testharness.js)
+# into .cache/. Does nothing that is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
