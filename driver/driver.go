@@ -156,11 +156,11 @@ func (c *Chromedriver) Ready(ctx context.Context) bool {
 	case p == nil || !p.Alive():
 		return true
 	}
-	return statusReady(ctx, p.URL) == nil
+	return StatusReady(ctx, p.URL) == nil
 }
 
 func (c *Chromedriver) start(ctx context.Context) (*process, error) {
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (c *Chromedriver) start(ctx context.Context) (*process, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
-		err := statusReady(ctx, p.URL)
+		err := StatusReady(ctx, p.URL)
 		if err == nil {
 			return p, nil
 		}
@@ -247,7 +247,8 @@ func (c *Chromedriver) Close() error {
 	return nil
 }
 
-func freePort() (int, error) {
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -256,8 +257,8 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// statusReady asks the driver's /status and returns nil when it says ready.
-func statusReady(ctx context.Context, base *url.URL) error {
+// StatusReady asks a driver's /status and returns nil when it says ready.
+func StatusReady(ctx context.Context, base *url.URL) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base.JoinPath("status").String(), nil)
@@ -284,7 +285,7 @@ func statusReady(ctx context.Context, base *url.URL) error {
 }
 
 // Ready asks the remote's /status.
-func (r Remote) Ready(ctx context.Context) bool { return statusReady(ctx, r.URL) == nil }
+func (r Remote) Ready(ctx context.Context) bool { return StatusReady(ctx, r.URL) == nil }
 
 // PerSession is an Upstream whose drivers hold one session each
 // (WebKitWebDriver): the server asks it for a driver of its own for every

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -136,7 +134,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	port, err := freePort()
+	port, err := driver.FreePort()
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -351,7 +349,7 @@ func (p *proc) waitReady(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
-		err := statusReady(ctx, p.url)
+		err := driver.StatusReady(ctx, p.url)
 		if err == nil {
 			return nil
 		}
@@ -385,41 +383,6 @@ func cmp(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func statusReady(ctx context.Context, base *url.URL) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base.JoinPath("status").String(), nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	var st struct {
-		Value struct {
-			Ready bool `json:"ready"`
-		} `json:"value"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return err
-	}
-	if !st.Value.Ready {
-		return errors.New("driver says not ready")
-	}
-	return nil
 }
 
 // tail keeps the last max bytes written to it.
