@@ -57,14 +57,21 @@ func Start(t testing.TB, extensions ...func(*webdriver.Server)) *Env {
 	path := RequireChromium(t)
 	d := &driver.Chromedriver{Path: path}
 	bin, args := driver.ChromeMachineDefaults()
+	srv, url := serve(t, d, &webdriver.ChromeDefaults{Binary: bin, Args: args}, extensions)
+	return &Env{URL: url, Server: srv, Driver: d}
+}
+
+// serve runs a wdext server in front of up, with the extensions given,
+// until the test ends, when it deletes the sessions and closes up.
+func serve(t testing.TB, up driver.Upstream, defaults *webdriver.ChromeDefaults, extensions []func(*webdriver.Server)) (*webdriver.Server, string) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	srv := webdriver.NewServer(webdriver.Config{
-		Upstream: d,
+		Upstream: up,
 		Sessions: session.NewRegistry(),
-		Defaults: &webdriver.ChromeDefaults{Binary: bin, Args: args},
+		Defaults: defaults,
 		Guard:    webdriver.Guard{MaxBody: 64 << 20},
 		Log:      log,
 	})
@@ -77,9 +84,9 @@ func Start(t testing.TB, extensions ...func(*webdriver.Server)) *Env {
 		defer cancel()
 		srv.Shutdown(ctx)
 		hs.Close()
-		d.Close()
+		up.Close()
 	})
-	return &Env{URL: hs.URL, Server: srv, Driver: d}
+	return srv, hs.URL
 }
 
 // Capabilities are what the e2e tests ask for: Chrome, nothing else (wdext

@@ -1,18 +1,12 @@
 package e2e
 
 import (
-	"context"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/tebeka/selenium"
 
 	"github.com/wdext/wdext/polyfill"
-	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/webkitgtk"
 )
@@ -51,28 +45,8 @@ func StartWebKitGTK(t testing.TB, extensions ...func(*webdriver.Server)) *WebKit
 	t.Helper()
 	path := RequireWebKitGTK(t)
 	up := &webkitgtk.Upstream{Driver: path, Inject: polyfill.Script("Profiler")}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	srv := webdriver.NewServer(webdriver.Config{
-		Upstream: up,
-		Sessions: session.NewRegistry(),
-		Guard:    webdriver.Guard{MaxBody: 64 << 20},
-		Log:      log,
-	})
-	for _, register := range extensions {
-		register(srv)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		hs.Close()
-		up.Close()
-	})
-	return &WebKitEnv{URL: hs.URL, Server: srv, Upstream: up}
+	srv, url := serve(t, up, nil, extensions)
+	return &WebKitEnv{URL: url, Server: srv, Upstream: up}
 }
 
 // WebKitCapabilities are what WebKitWebDriver accepts by default.
