@@ -40,3 +40,20 @@ func TestExtensionPathWithSeveralMethods(t *testing.T) {
 	assert.Equal(t, rec.Code, http.StatusNotFound)
 	assert.Assert(t, strings.Contains(rec.Body.String(), `"invalid session id"`), rec.Body.String())
 }
+
+// A legacy new-session reply (top-level sessionId, capabilities as the
+// value) registers the session too: its extension commands work.
+func TestLegacyNewSessionIsRegistered(t *testing.T) {
+	up := newFakeUpstream(t)
+	up.setHandler(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Write([]byte(`{"sessionId":"legacy1","status":0,"value":{"browserName":"chrome","goog:chromeOptions":{"debuggerAddress":"127.0.0.1:9"}}}`))
+	})
+	srv := webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: up.url}, Log: quietLog()})
+	rec := serve(srv, httptest.NewRequest("POST", "/session", strings.NewReader(`{"desiredCapabilities":{"browserName":"chrome"}}`)))
+	assert.Equal(t, rec.Code, 200, rec.Body.String())
+	sess, ok := srv.Sessions().Get("legacy1")
+	assert.Assert(t, ok, "legacy session not registered")
+	assert.Equal(t, sess.Engine, "chrome")
+	assert.Equal(t, sess.DebuggerAddress, "127.0.0.1:9")
+}

@@ -360,17 +360,11 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 // register records the session a new-session reply created and points its
 // webSocketUrl at wdext. It returns the reply to send to the client.
 func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) ([]byte, string) {
-	var nr struct {
-		Value struct {
-			SessionID    string         `json:"sessionId"`
-			Capabilities map[string]any `json:"capabilities"`
-		} `json:"value"`
-	}
-	if json.Unmarshal(reply, &nr) != nil || nr.Value.SessionID == "" {
+	id, caps := newSessionReply(reply)
+	if id == "" {
 		return reply, ""
 	}
-	caps := nr.Value.Capabilities
-	sess := session.New(nr.Value.SessionID, in.URL)
+	sess := session.New(id, in.URL)
 	sess.Gone = in.Done
 	sess.Capabilities = caps
 	sess.Engine, _ = caps["browserName"].(string)
@@ -392,6 +386,32 @@ func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) ([
 	s.cfg.Sessions.Add(sess)
 	s.cfg.Log.Debug("session created", "session", sess.ID, "engine", sess.Engine, "upstream", in.URL.Redacted())
 	return reply, sess.ID
+}
+
+// newSessionReply reads the session id and capabilities of a new-session
+// reply: W3C's {"value": {"sessionId", "capabilities"}}, or the legacy
+// dialect's {"sessionId", "status": 0, "value": capabilities} that
+// chromedriver still speaks to clients that ask for it.
+func newSessionReply(reply []byte) (id string, caps map[string]any) {
+	var nr struct {
+		SessionID string          `json:"sessionId"`
+		Value     json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(reply, &nr) != nil {
+		return "", nil
+	}
+	if nr.SessionID != "" {
+		json.Unmarshal(nr.Value, &caps)
+		return nr.SessionID, caps
+	}
+	var w3c struct {
+		SessionID    string         `json:"sessionId"`
+		Capabilities map[string]any `json:"capabilities"`
+	}
+	if json.Unmarshal(nr.Value, &w3c) != nil {
+		return "", nil
+	}
+	return w3c.SessionID, w3c.Capabilities
 }
 
 // status answers GET /status in the W3C shape; ready follows the driver.
