@@ -53,7 +53,7 @@ func NewProxy(transport http.RoundTripper, log *slog.Logger) *Proxy {
 		},
 		Transport:      transport,
 		BufferPool:     buffers,
-		FlushInterval:  -1,
+		FlushInterval:  0, // replies of unknown length still stream (ReverseProxy flushes those at once)
 		ModifyResponse: jsonReply,
 		ErrorHandler:   p.upstreamError,
 	}
