@@ -162,7 +162,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 		u.mu.Unlock()
 		p.kill()
 	}
-	if err := p.waitReady(ctx, cmp(u.StartTimeout, 20*time.Second)); err != nil {
+	if err := p.waitReady(ctx, orDefault(u.StartTimeout, 20*time.Second)); err != nil {
 		drop()
 		return nil, 0, nil, err
 	}
@@ -194,7 +194,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 			p.kill()
 		})
 	}
-	return &driver.Instance{URL: p.url, Done: p.done}, cmp(u.NewSessionTimeout, 30*time.Second), bind, nil
+	return &driver.Instance{URL: p.url, Done: p.done}, orDefault(u.NewSessionTimeout, 30*time.Second), bind, nil
 }
 
 // Why returns the last lines the driver and browser of a failed start
@@ -378,7 +378,8 @@ func (p *proc) kill() {
 	reapGroup(pg)
 }
 
-func cmp(d, def time.Duration) time.Duration {
+// orDefault is d, or def when d is not set.
+func orDefault(d, def time.Duration) time.Duration {
 	if d > 0 {
 		return d
 	}
