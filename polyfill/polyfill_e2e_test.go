@@ -3,9 +3,7 @@ package polyfill_test
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"testing"
-	"time"
 
 	"gotest.tools/v3/assert"
 
@@ -13,77 +11,26 @@ import (
 	"github.com/wdext/wdext/polyfill"
 )
 
-// client is a minimal WebDriver client for one session.
-type client struct {
-	t    *testing.T
-	base string
-	id   string
-}
-
-func (c *client) call(method, path string, body any, out any) {
-	c.t.Helper()
-	var data []byte
-	if body != nil {
-		data, _ = json.Marshal(body)
-	}
-	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(data))
-	assert.NilError(c.t, err)
-	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
-	assert.NilError(c.t, err)
-	defer resp.Body.Close()
-	var v struct {
-		Value json.RawMessage `json:"value"`
-	}
-	assert.NilError(c.t, json.NewDecoder(resp.Body).Decode(&v))
-	assert.Equal(c.t, resp.StatusCode, 200, "%s %s: %s", method, path, v.Value)
-	if out != nil {
-		assert.NilError(c.t, json.Unmarshal(v.Value, out))
-	}
-}
-
-func newClient(t *testing.T, base string, caps map[string]any) *client {
-	c := &client{t: t, base: base}
-	var v struct {
-		SessionID string `json:"sessionId"`
-	}
-	c.call("POST", "/session", map[string]any{"capabilities": map[string]any{"alwaysMatch": caps}}, &v)
-	c.id = v.SessionID
-	t.Cleanup(func() {
-		req, _ := http.NewRequest("DELETE", base+"/session/"+c.id, nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	})
-	return c
-}
-
-// exec runs an async script (its last argument is the callback) and
-// decodes the result.
-func (c *client) exec(script string, out any) {
-	c.t.Helper()
-	c.call("POST", "/session/"+c.id+"/execute/async", map[string]any{"script": script, "args": []any{}}, out)
-}
-
 // engines runs the checks on Chromium (its own Profiler deleted first)
 // and, where installed, on WebKitGTK (which has none).
-func engines(t *testing.T, check func(t *testing.T, c *client, page string)) {
+func engines(t *testing.T, check func(t *testing.T, c *e2e.RawSession, page string)) {
 	pages := e2e.ServePages(t, e2e.Testdata("polyfill"), nil)
 	t.Run("chromium", func(t *testing.T) {
 		env := e2e.Start(t)
-		c := newClient(t, env.URL, map[string]any{"browserName": "chrome"})
+		c := e2e.NewRawSession(t, env.URL, map[string]any{"browserName": "chrome"})
 		check(t, c, pages.A+"/page.html")
 	})
 	t.Run("webkitgtk", func(t *testing.T) {
 		env := e2e.StartWebKitGTK(t)
-		c := newClient(t, env.URL, map[string]any{})
+		c := e2e.NewRawSession(t, env.URL, map[string]any{})
 		check(t, c, pages.A+"/page.html")
 	})
 }
 
 // install loads page and installs the polyfill in it as Profiler.
-func install(c *client, page string) {
-	c.call("POST", "/session/"+c.id+"/url", map[string]any{"url": page}, nil)
-	c.call("POST", "/session/"+c.id+"/execute/sync", map[string]any{
+func install(c *e2e.RawSession, page string) {
+	c.Call("POST", "/url", map[string]any{"url": page}, nil)
+	c.Call("POST", "/execute/sync", map[string]any{
 		// On WebKitGTK, wdext has injected it already.
 		"script": `if (!globalThis[Symbol.for("wdext.profiler.forceSample")]) delete window.Profiler; ` + polyfill.Script("Profiler") + " return typeof Profiler;", "args": []any{},
 	}, nil)
@@ -95,10 +42,10 @@ const fail = (e) => done({error: String(e && e.name) + ": " + String(e && e.mess
 `
 
 func TestConstructor(t *testing.T) {
-	engines(t, func(t *testing.T, c *client, page string) {
+	engines(t, func(t *testing.T, c *e2e.RawSession, page string) {
 		install(c, page)
 		var got map[string]string
-		c.exec(prelude+`
+		c.Async(prelude+`
 const errs = {};
 const tryNew = (k, o) => { try { new Profiler(o); errs[k] = "ok"; } catch (e) { errs[k] = e.constructor.name; } };
 tryNew("negative", {sampleInterval: -1, maxBufferSize: 10});
@@ -126,10 +73,10 @@ p.stop().then(() => { errs.stoppedAfter = String(p.stopped); done(errs); }, fail
 }
 
 func TestStopTwiceAndForcedSamples(t *testing.T) {
-	engines(t, func(t *testing.T, c *client, page string) {
+	engines(t, func(t *testing.T, c *e2e.RawSession, page string) {
 		install(c, page)
 		var got map[string]any
-		c.exec(prelude+`
+		c.Async(prelude+`
 const p = new Profiler({sampleInterval: 10, maxBufferSize: 100});
 const r = {};
 r.before = force();
@@ -158,10 +105,10 @@ p.stop().then((trace) => {
 }
 
 func TestBufferFullAndConcurrent(t *testing.T) {
-	engines(t, func(t *testing.T, c *client, page string) {
+	engines(t, func(t *testing.T, c *e2e.RawSession, page string) {
 		install(c, page)
 		var got map[string]any
-		c.exec(prelude+`
+		c.Async(prelude+`
 const small = new Profiler({sampleInterval: 10, maxBufferSize: 2});
 const big = new Profiler({sampleInterval: 10, maxBufferSize: 100});
 let full = 0;
@@ -189,10 +136,10 @@ setTimeout(async () => {
 // A synchronous force with the caller's stack, and deduplication: two
 // samples from the same place share their frames and stacks.
 func TestStackAndDedup(t *testing.T) {
-	engines(t, func(t *testing.T, c *client, page string) {
+	engines(t, func(t *testing.T, c *e2e.RawSession, page string) {
 		install(c, page)
 		var got map[string]any
-		c.exec(prelude+`
+		c.Async(prelude+`
 const p = new Profiler({sampleInterval: 10, maxBufferSize: 100});
 outer(); outer(); inner();
 p.stop().then((trace) => done(trace), fail);`, &got)
@@ -200,7 +147,7 @@ p.stop().then((trace) => done(trace), fail);`, &got)
 		frames := got["frames"].([]any)
 		stacks := got["stacks"].([]any)
 		samples := got["samples"].([]any)
-		assert.DeepEqual(t, res, []any{c.base0(page) + "/stack.js"})
+		assert.DeepEqual(t, res, []any{origin(page) + "/stack.js"})
 		assert.Equal(t, len(samples), 3)
 		// Names innermost first, as the WPT helper reads them.
 		names := func(id float64) []string {
@@ -242,11 +189,11 @@ p.stop().then((trace) => done(trace), fail);`, &got)
 
 // The stack parser, on both engines' formats whatever engine runs it.
 func TestParseStack(t *testing.T) {
-	engines(t, func(t *testing.T, c *client, page string) {
+	engines(t, func(t *testing.T, c *e2e.RawSession, page string) {
 		install(c, page)
 		var got []any
-		o := c.base0(page)
-		c.exec(prelude+`
+		o := origin(page)
+		c.Async(prelude+`
 const parse = globalThis[Symbol.for("wdext.profiler.parseStack")];
 const o = location.origin;
 done([
@@ -271,8 +218,8 @@ done([
 	})
 }
 
-// base0 is the origin of page.
-func (c *client) base0(page string) string {
+// origin is the origin of page.
+func origin(page string) string {
 	i := bytes.IndexByte([]byte(page[len("http://"):]), '/')
 	return page[:len("http://")+i]
 }

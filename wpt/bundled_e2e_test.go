@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/forcesample"
@@ -19,6 +20,12 @@ import (
 // front of real Chromium; vendor, if set, replaces testdriver-vendor.js.
 func runSuite(t testing.TB, dir string, vendor string) ([]wpt.Result, time.Duration) {
 	env := e2e.Start(t, forcesample.Register)
+	return runSuiteAt(t, env.URL, nil, dir, vendor)
+}
+
+// runSuiteAt runs it through the wdext at webDriver, with sessions of caps
+// (nil: the runner's default).
+func runSuiteAt(t testing.TB, webDriver string, caps selenium.Capabilities, dir string, vendor string) ([]wpt.Result, time.Duration) {
 	root := e2e.Testdata("wpt")
 	th, err := wpt.FindTestharness("", root)
 	if err != nil {
@@ -32,7 +39,7 @@ func runSuite(t testing.TB, dir string, vendor string) ([]wpt.Result, time.Durat
 	ctx := context.Background()
 	assert.NilError(t, srv.Start(ctx))
 	t.Cleanup(func() { srv.Close() })
-	r := &wpt.Runner{WebDriver: env.URL, Server: srv, Testharness: th, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	r := &wpt.Runner{WebDriver: webDriver, Server: srv, Testharness: th, Capabilities: caps, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	r.Mount()
 	if vendor != "" {
 		srv.Mount("/resources/testdriver-vendor.js", wpt.Static("text/javascript", []byte(vendor)))

@@ -1,10 +1,6 @@
 package wpt_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
-	"os"
 	"testing"
 
 	"github.com/tebeka/selenium"
@@ -21,26 +17,7 @@ import (
 // polyfill.
 func TestBundledSuiteWebKitGTK(t *testing.T) {
 	env := e2e.StartWebKitGTK(t, forcesample.Register)
-	root := e2e.Testdata("wpt")
-	th, err := wpt.FindTestharness("", root)
-	if err != nil {
-		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	srv, err := wpt.NewServer(root, wpt.Options{MainHost: "localhost"})
-	assert.NilError(t, err)
-	ctx := context.Background()
-	assert.NilError(t, srv.Start(ctx))
-	t.Cleanup(func() { srv.Close() })
-	r := &wpt.Runner{WebDriver: env.URL, Server: srv, Testharness: th, Capabilities: selenium.Capabilities{},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	r.Mount()
-	tests, err := wpt.Discover(root, []string{"js-self-profiling"})
-	assert.NilError(t, err)
-	results, err := r.Run(ctx, tests)
-	assert.NilError(t, err)
+	results, _ := runSuiteAt(t, env.URL, selenium.Capabilities{}, "js-self-profiling", "")
 	exp, err := wpt.LoadExpectations(e2e.Testdata("wpt", "expectations-webkitgtk.json"))
 	assert.NilError(t, err)
 	for _, res := range results {
