@@ -9,12 +9,13 @@ import (
 )
 
 // censusCmd runs a Debugger.Memory-style census on a saved V8 heap
-// snapshot (DevTools, memlab, HeapProfiler.takeHeapSnapshot).
+// snapshot (DevTools, memlab, HeapProfiler.takeHeapSnapshot) or
+// JavaScriptCore one (the WebKit inspector's Heap.snapshot snapshotData).
 func censusCmd(args []string) error {
 	fs := flag.NewFlagSet("census", flag.ExitOnError)
 	breakdown := fs.String("breakdown", "", `takeCensus breakdown as JSON, e.g. '{"by":"objectClass"}' (default: the documented default)`)
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: wdext census [--breakdown JSON] FILE.heapsnapshot")
+		fmt.Fprintln(os.Stderr, "usage: wdext census [--breakdown JSON] FILE (a V8 .heapsnapshot or JavaScriptCore snapshot JSON)")
 		fs.PrintDefaults()
 	}
 	fs.Parse(args)

@@ -43,7 +43,7 @@ func BenchmarkCensus(b *testing.B) {
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Take(s, bd); err != nil {
+				if _, err := Take(V8(s), bd); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -57,7 +57,7 @@ func TestTakeGenerated(t *testing.T) {
 		t.Skip("generates a 22 MB snapshot")
 	}
 	s, _ := generated()
-	r, err := Take(s, ObjectClass{Then: Count{Count: true}, Other: InternalType{Then: Count{Count: true}}})
+	r, err := Take(V8(s), ObjectClass{Then: Count{Count: true}, Other: InternalType{Then: Count{Count: true}}})
 	assert.NilError(t, err)
 	count := func(v any) int64 { return *v.(Counts).Count }
 	classes := r.(map[string]any)

@@ -24,7 +24,8 @@ type CoarseType struct{ Objects, Scripts, Strings, Other Breakdown }
 // class with Then, everything else counted with Other.
 type ObjectClass struct{ Then, Other Breakdown }
 
-// InternalType is { by: "internalType", then }: items grouped by V8 node type.
+// InternalType is { by: "internalType", then }: items grouped by kind name
+// (Kind.Name: the V8 node type, the JSC class).
 type InternalType struct{ Then Breakdown }
 
 // AllocationStack is { by: "allocationStack", then, noStack }: items grouped

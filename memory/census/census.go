@@ -2,6 +2,7 @@ package census
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/wdext/wdext/memory/heapsnapshot"
@@ -34,80 +35,96 @@ type StackEntry struct {
 	Census  any                  `json:"census"`
 }
 
-// Coarse types, in CoarseType's order.
-const (
-	cObjects = iota
-	cScripts
-	cStrings
-	cOther
-)
-
-// coarseOf maps V8 node type names to coarse types; the rest are other.
-var coarseOf = map[string]int{
-	"object": cObjects, "closure": cObjects, "regexp": cObjects,
-	"code":   cScripts,
-	"string": cStrings, "concatenated string": cStrings, "sliced string": cStrings,
-}
-
-// Take conducts a census of snap, grouped by b (nil means Default()). It
-// counts every node except V8's "synthetic" ones, the roots. The result
+// Take conducts a census of h, grouped by b (nil means Default()). It counts
+// every node except those of a Kind marked Skip, the roots. The result
 // marshals to JSON in takeCensus's shapes: Counts for Count, Coarse for
 // CoarseType, a map[string]any keyed by class or type name for ObjectClass
 // (with an "other" key) and InternalType, []StackEntry for AllocationStack,
 // and []any for List.
-func Take(snap *heapsnapshot.Snapshot, b Breakdown) (any, error) {
-	if snap == nil {
+func Take(h Heap, b Breakdown) (any, error) {
+	if h == nil {
 		return nil, errors.New("census: no snapshot")
 	}
 	if b == nil {
 		b = Default()
 	}
-	c := &censor{snap: snap}
-	types := snap.NodeTypes()
-	c.coarse = make([]int, len(types))
-	c.typeKey = make([]int, len(types))
-	skip := make([]bool, len(types))
-	for t, name := range types {
-		ct, ok := coarseOf[name]
-		if !ok {
-			ct = cOther
+	kinds := h.Kinds()
+	c := &censor{heap: h, coarse: make([]CoarseKind, len(kinds)), typeKey: make([]int32, len(kinds))}
+	c.v8, _ = h.(*v8Heap)
+	skip := make([]bool, len(kinds))
+	first := map[string]int32{} // merges kinds that share a name
+	for k, kind := range kinds {
+		if kind.Coarse > CoarseStrings {
+			return nil, fmt.Errorf("census: kind %q has no coarse type %d", kind.Name, kind.Coarse)
 		}
-		c.coarse[t] = ct
-		c.typeKey[t] = slices.Index(types, name) // merges duplicate names
-		skip[t] = name == "synthetic"
+		c.coarse[k], skip[k] = kind.Coarse, kind.Skip
+		key, ok := first[kind.Name]
+		if !ok {
+			key = int32(len(c.typeNames))
+			first[kind.Name] = key
+			c.typeNames = append(c.typeNames, kind.Name)
+		}
+		c.typeKey[k] = key
 	}
 	root := c.tally(b)
-	for i := range snap.NodeCount() {
-		if !skip[snap.TypeIndex(i)] {
-			root.add(i)
+	buf := make([]Node, nodeBatch)
+	for start, count := 0, h.NodeCount(); start < count; start += len(buf) {
+		buf = buf[:min(len(buf), count-start)]
+		h.Nodes(start, buf)
+		if t, ok := root.(*countTally); ok {
+			t.addAll(buf, skip) // a plain count needs no call per node
+			continue
+		}
+		for j := range buf {
+			if n := &buf[j]; !skip[n.Kind] {
+				root.add(start+j, n)
+			}
 		}
 	}
 	return root.report(), nil
 }
 
+// nodeBatch is how many nodes Take asks a Heap for at a time: enough to
+// make the call's cost vanish, few enough to stay in the L1 cache.
+const nodeBatch = 256
+
 // censor holds what the tallies share.
 type censor struct {
-	snap    *heapsnapshot.Snapshot
-	coarse  []int // by type index
-	typeKey []int // by type index: the first type index with the same name
+	heap      Heap
+	v8        *v8Heap      // heap, if it is one
+	coarse    []CoarseKind // by kind
+	typeKey   []int32      // by kind: index into typeNames
+	typeNames []string     // the distinct kind names
+}
+
+// className is heap.ClassName, called directly for V8 snapshots, the large
+// ones, so that the call is inlined.
+func (c *censor) className(i int) (string, bool) {
+	if c.v8 != nil {
+		return c.v8.ClassName(i)
+	}
+	return c.heap.ClassName(i)
 }
 
 // A tally accumulates the items a breakdown is given.
 type tally interface {
-	add(node int)
+	add(i int, n *Node) // node i
 	report() any
 }
 
 func (c *censor) tally(b Breakdown) tally {
 	switch b := b.(type) {
 	case Count:
-		return &countTally{c: c, want: b}
+		return &countTally{want: b}
 	case CoarseType:
-		return &coarseTally{c: c, parts: [4]tally{c.tally(b.Objects), c.tally(b.Scripts), c.tally(b.Strings), c.tally(b.Other)}}
+		t := &coarseTally{c: c}
+		t.parts[CoarseObjects], t.parts[CoarseScripts] = c.tally(b.Objects), c.tally(b.Scripts)
+		t.parts[CoarseStrings], t.parts[CoarseOther] = c.tally(b.Strings), c.tally(b.Other)
+		return t
 	case ObjectClass:
 		return &classTally{c: c, then: b.Then, byClass: map[string]tally{}, other: c.tally(b.Other)}
 	case InternalType:
-		return &typeTally{c: c, then: b.Then, byType: make([]tally, len(c.typeKey))}
+		return &typeTally{c: c, then: b.Then, byType: make([]tally, len(c.typeNames))}
 	case AllocationStack:
 		return &stackTally{c: c, then: b.Then, byID: map[uint32]tally{}, noStack: c.tally(b.NoStack)}
 	case List:
@@ -117,18 +134,28 @@ func (c *censor) tally(b Breakdown) tally {
 		}
 		return l
 	}
-	return &countTally{c: c, want: countAll} // nil: an omitted breakdown
+	return &countTally{want: countAll} // nil: an omitted breakdown
 }
 
 type countTally struct {
-	c         *censor
 	want      Count
 	n, nbytes int64
 }
 
-func (t *countTally) add(i int) {
+func (t *countTally) add(_ int, n *Node) {
 	t.n++
-	t.nbytes += t.c.snap.SelfSize(i)
+	t.nbytes += n.Size
+}
+
+func (t *countTally) addAll(ns []Node, skip []bool) {
+	count, bytes := t.n, t.nbytes // locals stay in registers
+	for j := range ns {
+		if n := &ns[j]; !skip[n.Kind] {
+			count++
+			bytes += n.Size
+		}
+	}
+	t.n, t.nbytes = count, bytes
 }
 
 func (t *countTally) report() any {
@@ -147,10 +174,11 @@ type coarseTally struct {
 	parts [4]tally
 }
 
-func (t *coarseTally) add(i int) { t.parts[t.c.coarse[t.c.snap.TypeIndex(i)]].add(i) }
+func (t *coarseTally) add(i int, n *Node) { t.parts[t.c.coarse[n.Kind]].add(i, n) }
 
 func (t *coarseTally) report() any {
-	return Coarse{t.parts[cObjects].report(), t.parts[cScripts].report(), t.parts[cStrings].report(), t.parts[cOther].report()}
+	p := &t.parts
+	return Coarse{p[CoarseObjects].report(), p[CoarseScripts].report(), p[CoarseStrings].report(), p[CoarseOther].report()}
 }
 
 type classTally struct {
@@ -160,10 +188,10 @@ type classTally struct {
 	other   tally
 }
 
-func (t *classTally) add(i int) {
-	class, ok := t.c.snap.ClassName(i)
+func (t *classTally) add(i int, n *Node) {
+	class, ok := t.c.className(i)
 	if !ok {
-		t.other.add(i)
+		t.other.add(i, n)
 		return
 	}
 	sub := t.byClass[class]
@@ -171,7 +199,7 @@ func (t *classTally) add(i int) {
 		sub = t.c.tally(t.then)
 		t.byClass[class] = sub
 	}
-	sub.add(i)
+	sub.add(i, n)
 }
 
 func (t *classTally) report() any {
@@ -190,19 +218,19 @@ type typeTally struct {
 	byType []tally // by typeKey
 }
 
-func (t *typeTally) add(i int) {
-	k := t.c.typeKey[t.c.snap.TypeIndex(i)]
+func (t *typeTally) add(i int, n *Node) {
+	k := t.c.typeKey[n.Kind]
 	if t.byType[k] == nil {
 		t.byType[k] = t.c.tally(t.then)
 	}
-	t.byType[k].add(i)
+	t.byType[k].add(i, n)
 }
 
 func (t *typeTally) report() any {
 	r := map[string]any{}
 	for k, sub := range t.byType {
 		if sub != nil {
-			r[t.c.snap.NodeTypes()[k]] = sub.report()
+			r[t.c.typeNames[k]] = sub.report()
 		}
 	}
 	return r
@@ -215,11 +243,11 @@ type stackTally struct {
 	noStack tally
 }
 
-func (t *stackTally) add(i int) {
-	id := t.c.snap.TraceNodeID(i)
+func (t *stackTally) add(i int, n *Node) {
+	id := n.Trace
 	sub, seen := t.byID[id]
 	if !seen && id != 0 {
-		if _, ok := t.c.snap.Stack(id); ok {
+		if _, ok := t.c.heap.Stack(id); ok {
 			sub = t.c.tally(t.then)
 		}
 		t.byID[id] = sub
@@ -227,7 +255,7 @@ func (t *stackTally) add(i int) {
 	if sub == nil {
 		sub = t.noStack
 	}
-	sub.add(i)
+	sub.add(i, n)
 }
 
 func (t *stackTally) report() any {
@@ -240,7 +268,7 @@ func (t *stackTally) report() any {
 	slices.Sort(ids) // V8 numbers trace nodes as it creates them
 	r := make([]StackEntry, 0, len(ids)+1)
 	for _, id := range ids {
-		frames, _ := t.c.snap.Stack(id)
+		frames, _ := t.c.heap.Stack(id)
 		r = append(r, StackEntry{Stack: frames, Census: t.byID[id].report()})
 	}
 	return append(r, StackEntry{NoStack: true, Census: t.noStack.report()})
@@ -248,9 +276,9 @@ func (t *stackTally) report() any {
 
 type listTally []tally
 
-func (l listTally) add(i int) {
+func (l listTally) add(i int, n *Node) {
 	for _, t := range l {
-		t.add(i)
+		t.add(i, n)
 	}
 }
 

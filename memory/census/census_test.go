@@ -41,7 +41,7 @@ func take(t *testing.T, s *heapsnapshot.Snapshot, breakdown string) any {
 	t.Helper()
 	b, err := Parse([]byte(breakdown))
 	assert.NilError(t, err)
-	r, err := Take(s, b)
+	r, err := Take(V8(s), b)
 	assert.NilError(t, err)
 	return r
 }
@@ -73,7 +73,7 @@ func TestTakeDefault(t *testing.T) {
 			"bigint":       {"count": 1, "bytes": 16}
 		}
 	}`
-	r, err := Take(s, nil)
+	r, err := Take(V8(s), nil)
 	assert.NilError(t, err)
 	jsonEqual(t, r, want)
 	jsonEqual(t, take(t, s, ""), want)
@@ -131,7 +131,7 @@ func TestTakeAllocationStack(t *testing.T) {
 func TestTakeGoBreakdowns(t *testing.T) {
 	s := read(t, "small.heapsnapshot")
 	// Omitted parts of a Go literal count everything, as omitted JSON ones do.
-	r, err := Take(s, CoarseType{Scripts: Count{Count: true}})
+	r, err := Take(V8(s), CoarseType{Scripts: Count{Count: true}})
 	assert.NilError(t, err)
 	jsonEqual(t, r, `{"objects":{"count":6,"bytes":208},"scripts":{"count":1},"strings":{"count":3,"bytes":92},"other":{"count":7,"bytes":308}}`)
 	_, err = Take(nil, nil)

@@ -1,8 +1,8 @@
-// Package census takes censuses of V8 heap snapshots in the vocabulary of
-// SpiderMonkey's Debugger.Memory.takeCensus
+// Package census takes censuses of V8 and JavaScriptCore heap snapshots in
+// the vocabulary of SpiderMonkey's Debugger.Memory.takeCensus
 // (shared/specs/spidermonkey-debugger-memory.md): the same breakdown
 // language, the same defaults, the same result shapes, with V8's node types
-// standing in for SpiderMonkey's.
+// and JSC's classes standing in for SpiderMonkey's types.
 //
 // # Breakdowns and defaults
 //
@@ -34,12 +34,19 @@
 //
 // # What is counted
 //
-// Every node of the snapshot except V8's "synthetic" ones, which are roots
-// and groupings of roots, not heap items. V8 garbage-collects before taking
-// a snapshot, so the nodes are the live heap, much as SpiderMonkey's census
-// walks what is reachable. (DevTools hides the few nodes it finds
-// unreachable from the root; they are counted here, no graph walk needed.)
-// "bytes" is each node's self_size, what the item uses directly.
+// Take counts a Heap: V8 adapts a *heapsnapshot.Snapshot, JSC a
+// *jscsnapshot.Snapshot, and ReadHeap (behind RunFile, `wdext census`)
+// reads either, telling them apart by their first JSON member. A Heap
+// describes its nodes in bulk (Heap.Nodes), each of one Kind, which gives
+// the internalType key and the coarse type and marks roots to skip.
+//
+// Every node of the snapshot is counted except the roots: V8's "synthetic"
+// nodes (roots and groupings of roots) and JSC's "<root>". Both engines
+// garbage-collect before taking a snapshot, so the nodes are the live heap,
+// much as SpiderMonkey's census walks what is reachable. (DevTools hides
+// the few nodes it finds unreachable from the root; they are counted here,
+// no graph walk needed.) "bytes" is each node's self_size in V8, its
+// estimated size in JSC: what the item uses directly.
 //
 // # V8 node types
 //
@@ -62,6 +69,40 @@
 //   - internalType: the V8 node type name ("object", "object shape", ...),
 //     V8's counterpart of SpiderMonkey's C++ type names.
 //
+// # JavaScriptCore
+//
+// A JSC node is a GC cell with a class name, mostly its ClassInfo name, and
+// flags (package jscsnapshot). JSC writes no type, so the census works from
+// those two and jscsnapshot.Snapshot.IsObject:
+//
+//   - coarseType: objects are the nodes IsObject reports: JSC's
+//     ObjectSubtype nodes (plain objects and instances of classes, "Foo"),
+//     and every cell JSC doesn't flag Internal (its Structure has a realm)
+//     except strings, BigInts and the root. In WebKitGTK 2.50 that takes
+//     in functions, arrays, ArrayBuffers, Window, documents and other DOM
+//     wrappers, prototypes and scope objects such as
+//     JSGlobalLexicalEnvironment, which SpiderMonkey counts as objects too.
+//     Strings are the class "string" (JSString, ropes included). Scripts
+//     are the classes ending in "Executable" or "CodeBlock": the
+//     FunctionExecutable, ProgramExecutable, NativeExecutable and so on
+//     that hold a function's or a program's code, their unlinked
+//     (bytecode) forms, and the linked CodeBlocks, the counterparts of
+//     SpiderMonkey's scripts and JIT code. Everything else is other:
+//     Structure, PropertyTable, symbol, BigInt, GetterSetter,
+//     SymbolTable, JSC's own cells.
+//   - BigInt.prototype is named "BigInt" like BigInt values, so it is
+//     counted with them under other: one object per realm.
+//   - objectClass: an object's class name as JSC gives it, the constructor
+//     name for ObjectSubtype nodes ("Foo", "Object"), the ClassInfo name
+//     otherwise ("Function", "Array", "HTMLDivElement"; a prototype has the
+//     name of its class, "HTMLDocument" for HTMLDocument.prototype).
+//   - internalType: the class name, JSC's counterpart of SpiderMonkey's
+//     C++ type names, except that ObjectSubtype nodes, whose ClassInfo is
+//     JSObject's own, are all "Object": constructor names are for
+//     objectClass.
+//   - allocationStack: JSC records no allocation sites, so everything is
+//     counted under the "noStack" entry.
+//
 // # Results
 //
 // Take returns values that marshal to takeCensus's JSON: {"count","bytes"}
@@ -76,8 +117,9 @@
 // Each stack lists frames youngest first, with SavedFrame's property names
 // (functionDisplayName, source, sourceId, line, column). An empty stack is
 // the Map's null key (allocated with no JavaScript running); the last entry,
-// always present, is the "noStack" key: items V8 has no allocation data
-// for, which is all of them unless HeapProfiler.startTrackingHeapObjects
-// ran with trackAllocations before the objects were allocated. Entries are
-// in V8's trace node order, which is the order stacks were first seen.
+// always present, is the "noStack" key: items without allocation data,
+// which is all of them for JSC, and for V8 unless
+// HeapProfiler.startTrackingHeapObjects ran with trackAllocations before
+// the objects were allocated. Entries are in V8's trace node order, which
+// is the order stacks were first seen.
 package census

@@ -14,6 +14,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	s := read(f, "traced.heapsnapshot")
+	jsc := readMiniBrowser(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := Parse(data)
 		if err != nil {
@@ -22,12 +23,14 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		r, err := Take(s, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := json.Marshal(r); err != nil {
-			t.Fatal(err)
+		for _, h := range []Heap{V8(s), JSC(jsc)} {
+			r, err := Take(h, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := json.Marshal(r); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }
