@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wdext/wdext/session"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,6 +22,9 @@ type Instance struct {
 	// Done is closed when the driver process exits; nil when wdext does not
 	// manage the process (a remote upstream).
 	Done <-chan struct{}
+	// Inspector is the browser's WebKit remote inspector, when wdext
+	// started the browser with one.
+	Inspector *session.WebKitInspector
 }
 
 // Alive reports whether the instance's process is still running.

@@ -20,6 +20,9 @@ type Session struct {
 	Engine string
 	// DebuggerAddress is Chromium's CDP endpoint (host:port), if any.
 	DebuggerAddress string
+	// Inspector is where the session's browser serves WebKit's remote
+	// inspector, if it does.
+	Inspector *WebKitInspector
 	// BiDiURL is the upstream's webSocketUrl, before wdext rewrote it.
 	BiDiURL string
 	// Capabilities is the upstream's reply, as it came.
@@ -29,6 +32,19 @@ type Session struct {
 	lastUsed  time.Time
 	resources map[any]io.Closer
 	closed    bool
+}
+
+// WebKitInspector is a WebKitGTK browser's remote inspector
+// (WEBKIT_INSPECTOR_HTTP_SERVER).
+type WebKitInspector struct {
+	// Addr is its HTTP server, host:port.
+	Addr string
+	// Connection is the connection number of its target paths
+	// (/socket/{connection}/{target}/WebPage).
+	Connection int
+	// Automation is the automation session's target number, which must
+	// never be opened: that takes the browser from its driver.
+	Automation int
 }
 
 // New returns a session record; the registry takes it with Add.

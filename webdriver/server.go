@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -310,7 +311,11 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 		in, err = s.cfg.Upstream.Current(ctx)
 	}
 	if err != nil {
-		WriteError(w, Errorf(SessionNotCreated, "starting the driver: %v", err))
+		var we *Error
+		if !errors.As(err, &we) {
+			we = Errorf(SessionNotCreated, "starting the driver: %v", err)
+		}
+		WriteError(w, we)
 		return
 	}
 	fail := func(e *Error) {
@@ -366,6 +371,7 @@ func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) ([
 	}
 	sess := session.New(id, in.URL)
 	sess.Gone = in.Done
+	sess.Inspector = in.Inspector
 	sess.Capabilities = caps
 	sess.Engine, _ = caps["browserName"].(string)
 	for k, v := range caps {

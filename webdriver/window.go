@@ -1,8 +1,10 @@
 package webdriver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -16,34 +18,73 @@ import (
 // own error ("no such window" when the window was closed, say) is passed on
 // as is.
 func CurrentWindow(ctx context.Context, sess *session.Session) (string, error) {
-	u := sess.Upstream.JoinPath("session", sess.ID, "window")
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	var handle string
+	if err := AskDriver(ctx, sess, http.MethodGet, "window", nil, &handle); err != nil {
+		return "", err
+	}
+	if handle == "" {
+		return "", Errorf(UnknownError, "the driver's current window is not a window handle")
+	}
+	return handle, nil
+}
+
+// CurrentURL asks the session's driver for the URL of its current
+// top-level browsing context (GET /session/{id}/url).
+func CurrentURL(ctx context.Context, sess *session.Session) (string, error) {
+	var u string
+	err := AskDriver(ctx, sess, http.MethodGet, "url", nil, &u)
+	return u, err
+}
+
+// AskDriver sends a command of the session to its driver, as wdext's own
+// client, and decodes the reply's value into value. The driver's error is
+// passed on as is.
+func AskDriver(ctx context.Context, sess *session.Session, method, path string, params, value any) error {
+	what := fmt.Sprintf("%s /session/%s/%s", method, sess.ID, path)
+	var body io.Reader
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return Errorf(UnknownError, "%s: %v", what, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, sess.Upstream.JoinPath("session", sess.ID, path).String(), body)
 	if err != nil {
-		return "", Errorf(UnknownError, "asking the driver for the current window: %v", err)
+		return Errorf(UnknownError, "%s: %v", what, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", ContentType)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", Errorf(Timeout, "asking the driver for the current window: %v", err)
+			return Errorf(Timeout, "asking the driver %s: %v", what, err)
 		}
-		return "", Errorf(UnknownError, "asking the driver for the current window: %v", err)
+		return Errorf(UnknownError, "asking the driver %s: %v", what, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	reply, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return "", Errorf(UnknownError, "reading the driver's current window: %v", err)
+		return Errorf(UnknownError, "reading the driver's reply to %s: %v", what, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		if we, ok := ParseError(body); ok {
-			return "", we
+		if we, ok := ParseError(reply); ok {
+			return we
 		}
-		return "", Errorf(UnknownError, "the driver answered GET /session/%s/window with %s", sess.ID, resp.Status)
+		return Errorf(UnknownError, "the driver answered %s with %s", what, resp.Status)
 	}
 	var v struct {
-		Value string `json:"value"`
+		Value json.RawMessage `json:"value"`
 	}
-	if err := json.Unmarshal(body, &v); err != nil || v.Value == "" {
-		return "", Errorf(UnknownError, "the driver's current window %s is not a window handle (%v)", body, err)
+	if err := json.Unmarshal(reply, &v); err != nil {
+		return Errorf(UnknownError, "the driver's reply to %s is not JSON: %v", what, err)
 	}
-	return v.Value, nil
+	if value == nil {
+		return nil
+	}
+	if err := json.Unmarshal(v.Value, value); err != nil {
+		return Errorf(UnknownError, "the driver's reply to %s: %s: %v", what, v.Value, err)
+	}
+	return nil
 }

@@ -1,22 +1,36 @@
 // Package webkitgtk runs WebKitGTK behind wdext (wdext serve --engine
 // webkitgtk): an Upstream (driver.PerSession) that owns one Xvfb display,
-// started on first use on a free display number (-displayfd), and one
-// WebKitWebDriver per session — the driver holds a single session — on a
-// free loopback port, ready when its /status says so. The driver launches
-// MiniBrowser (/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser) and
-// its web and network processes in the driver's process group; deleting
-// the session, a failed new session and Close kill that group (SIGTERM,
-// then SIGKILL after 2 s). Killing the driver alone would leave MiniBrowser
-// running. wdext becomes a child subreaper (PR_SET_CHILD_SUBREAPER) when it
-// first starts one of these processes and reaps the orphans of each group
-// it kills, so no zombies are left either (PID 1 of a container may never
-// reap them late or never).
+// started on first use on a free display number (-displayfd), and per
+// session a MiniBrowser (/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser,
+// or webkitgtk:browserOptions' binary, with its args) and a WebKitWebDriver
+// on a free loopback port attached to it, ready when its /status says so.
 //
-// A driver that exits by itself has its group killed as well (MiniBrowser
-// would outlive it), and its session answers "invalid session id". Being a
-// subreaper is process-wide: in a process that also runs Chromium, the
-// Chromium processes that leave their group (crashpad) are reparented to it
-// too and are reaped only when it exits.
+// wdext starts the browser itself, in automation mode (--automation), so
+// that it also serves its remote inspector over HTTP
+// (WEBKIT_INSPECTOR_HTTP_SERVER on a free loopback port): the memory
+// commands' way in (package wkinspector). WebKitGTK 2.50 then ignores
+// WEBKIT_INSPECTOR_SERVER and puts the inspector server, where the driver
+// attaches (--target), on a port of its own choosing, read from the
+// browser's listening sockets in /proc. The inspector's target list is
+// read before the driver attaches: the automation session takes the next
+// target number, which must never be opened (that hands the browser's
+// automation to the opener: the driver hangs, measured). MiniBrowser runs
+// with --enable-page-cache=false: with the back/forward cache, the workers
+// of a document navigated away from stay listed by the inspector,
+// suspended, and never answer (measured); the client's args come after
+// and can turn it on again.
+//
+// Browser and driver are two process groups; deleting the session, a
+// failed new session and Close kill both (SIGTERM, then SIGKILL after
+// 2 s), and either one dying takes the other along, so that the session
+// answers "invalid session id". MiniBrowser's web and network processes
+// are in its group. wdext becomes a child subreaper (PR_SET_CHILD_SUBREAPER)
+// when it first starts one of these processes and reaps the orphans of
+// each group it kills, so no zombies are left either (PID 1 of a container
+// may reap them late or never). Being a subreaper is process-wide: in a
+// process that also runs Chromium, the Chromium processes that leave their
+// group (crashpad) are reparented to it too and are reaped only when it
+// exits.
 //
 // With Inject set (wdext serve --engine webkitgtk sets it to the Profiler
 // polyfill), a new session gets wdext's HTTP proxy as its proxy capability
@@ -32,16 +46,19 @@
 // the request, MiniBrowser's reply carries no "proxy" capability (without
 // it: "proxy": {}).
 //
-// POST /session hangs forever in WebKitWebDriver when the browser fails to
-// start, while its /status still says ready. The server bounds the request
-// with NewSessionTimeout (30 s by default) and answers "session not
-// created" naming the driver and the timeout; the driver is then killed.
+// A browser that exits, or opens no inspector within StartTimeout (20 s),
+// is "session not created" with its output. POST /session hangs forever in
+// WebKitWebDriver when the browser does not answer, while its /status
+// still says ready: the server bounds the request with NewSessionTimeout
+// (30 s by default) and answers "session not created" naming the driver
+// and the timeout; driver and browser are then killed.
 //
 // Known deviations of WebKitWebDriver (WebKitGTK 2.50.6, Debian 12,
 // measured), passed through unchanged — TestConformanceWithWebKitWebDriver
 // in package webdriver checks that wdext answers exactly like the driver:
 //   - browserName is "MiniBrowser" (so session.Session.Engine, see
-//     IsEngine); no goog:chromeOptions, no CDP endpoint;
+//     IsEngine); no goog:chromeOptions, no CDP endpoint (wdext's own
+//     inspector endpoint is session.Session.Inspector);
 //   - one session per driver: a second POST /session is "session not
 //     created: Maximum number of active sessions";
 //   - no WebDriver BiDi: webSocketUrl in alwaysMatch is "session not

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/webdriver"
 )
 
 // Engine is the browserName WebKitWebDriver reports for MiniBrowser, and
@@ -96,6 +97,9 @@ type proc struct {
 	done chan struct{}
 	log  *tail
 	url  *url.URL
+	// browser is the browser group a driver is attached to, killed with
+	// it.
+	browser *proc
 }
 
 var subreaper sync.Once
@@ -134,17 +138,36 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	l, err := takeBrowserOptions(req)
+	if err != nil {
+		return nil, 0, nil, webdriver.Errorf(webdriver.InvalidArgument, "%v", err)
+	}
 	port, err := driver.FreePort()
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	cmd := exec.Command(path, "--port="+strconv.Itoa(port), "--host=127.0.0.1")
-	cmd.Env = append(os.Environ(), "DISPLAY="+display)
-	p, err := u.startProc(cmd)
+	// wdext starts the browser itself, so that it can serve its remote
+	// inspector (the memory commands' way in), and attaches the driver.
+	b, err := u.startBrowser(ctx, display, l, orDefault(u.StartTimeout, 20*time.Second))
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	cmd := exec.Command(path, "--port="+strconv.Itoa(port), "--host=127.0.0.1", "--target="+b.automation)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	p, err := u.startProc(cmd)
+	if err != nil {
+		b.kill()
+		return nil, 0, nil, err
+	}
 	p.url = &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	p.browser = b.proc
+	go func() { // owned by the browser process: ends when it exits
+		// A browser that dies takes its driver along, so that the session
+		// answers "invalid session id" rather than errors of a driver
+		// talking to nobody.
+		<-b.done
+		p.kill()
+	}()
 	u.mu.Lock()
 	if u.closed {
 		u.mu.Unlock()
@@ -194,7 +217,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 			p.kill()
 		})
 	}
-	return &driver.Instance{URL: p.url, Done: p.done}, orDefault(u.NewSessionTimeout, 30*time.Second), bind, nil
+	return &driver.Instance{URL: p.url, Done: p.done, Inspector: b.inspector}, orDefault(u.NewSessionTimeout, 30*time.Second), bind, nil
 }
 
 // Why returns the last lines the driver and browser of a failed start
@@ -376,6 +399,9 @@ func (p *proc) kill() {
 	syscall.Kill(-pg, syscall.SIGKILL)
 	<-p.done
 	reapGroup(pg)
+	if p.browser != nil {
+		p.browser.kill()
+	}
 }
 
 // orDefault is d, or def when d is not set.

@@ -165,22 +165,46 @@ func TestConcurrentSessionsNoOrphans(t *testing.T) {
 	waitGone(t, m)
 }
 
-// A browser that never starts makes WebKitWebDriver hang in POST /session
-// forever: wdext answers "session not created" with the reason after its
-// own timeout, and stops that driver and "browser".
-func TestNewSessionTimeout(t *testing.T) {
+// A browser that exits at once, one that never opens its inspector
+// server, and one WebKitWebDriver hangs on in POST /session all end in
+// "session not created" with the reason, after wdext's own timeouts, and
+// leave no process behind.
+func TestNewSessionFailures(t *testing.T) {
 	path := e2e.RequireWebKitGTK(t)
 	m := mark(t)
-	up := &webkitgtk.Upstream{Driver: path, NewSessionTimeout: 2 * time.Second}
+	up := &webkitgtk.Upstream{Driver: path, StartTimeout: 2 * time.Second, NewSessionTimeout: 2 * time.Second}
 	srv := webdriver.NewServer(webdriver.Config{Upstream: up, Sessions: session.NewRegistry()})
 	hs := newServer(t, srv)
 	t.Cleanup(func() { up.Close() })
 
-	_, r := newSession(t, hs, map[string]any{"webkitgtk:browserOptions": map[string]any{"binary": "/bin/sleep", "args": []any{"3600"}}})
-	assert.Equal(t, r.Status, 500, "%s", r.Value)
-	assert.Equal(t, r.Err.Code, webdriver.SessionNotCreated)
-	assert.ErrorContains(t, r.Err, "did not create a session within 2s (the browser probably failed to start)")
-	assert.Equal(t, up.Sessions(), 0)
+	browser := func(binary string) map[string]any {
+		return map[string]any{"webkitgtk:browserOptions": map[string]any{"binary": binary}}
+	}
+	for _, c := range []struct {
+		name, fake string
+		caps       map[string]any
+		want       string
+	}{
+		{"exits", "", browser("/bin/false"), "false exited before its inspector server listened"},
+		{"silent", "silent", browser(os.Args[0]), "did not open its inspector within 2s"},
+		{"hangs", "mute", browser(os.Args[0]), "did not create a session within 2s (the browser probably failed to start)"},
+		{"bad args", "", map[string]any{"webkitgtk:browserOptions": map[string]any{"args": "--x"}}, "webkitgtk:browserOptions.args must be an array of strings"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(fakeBrowserEnv, c.fake)
+			_, r := newSession(t, hs, c.caps)
+			assert.Assert(t, r.Err != nil, "%s", r.Value)
+			if c.name == "bad args" {
+				assert.Equal(t, r.Status, 400, "%s", r.Value)
+				assert.Equal(t, r.Err.Code, webdriver.InvalidArgument)
+			} else {
+				assert.Equal(t, r.Status, 500, "%s", r.Value)
+				assert.Equal(t, r.Err.Code, webdriver.SessionNotCreated)
+			}
+			assert.ErrorContains(t, r.Err, c.want)
+			assert.Equal(t, up.Sessions(), 0)
+		})
+	}
 
 	// The display is still there for the next session.
 	id, r := newSession(t, hs, map[string]any{})
@@ -196,44 +220,49 @@ func newServer(t *testing.T, h http.Handler) string {
 	return s.URL
 }
 
-// A driver that dies by itself takes its MiniBrowser with it, and its
-// session answers "invalid session id".
+// A driver that dies by itself takes its MiniBrowser with it, and a
+// browser its driver; either way the session answers "invalid session id"
+// and no process or zombie is left.
 func TestDriverDeathTakesBrowser(t *testing.T) {
-	m := mark(t)
-	env := e2e.StartWebKitGTK(t)
-	id, r := newSession(t, env.URL, map[string]any{})
-	assert.Equal(t, r.Status, 200, "%s", r.Value)
-	drivers := 0
-	for pid, comm := range e2e.MarkedProcesses(m) {
-		if comm == "WebKitWebDriver" {
-			drivers++
-			assert.NilError(t, syscall.Kill(pid, syscall.SIGKILL))
-		}
-	}
-	assert.Equal(t, drivers, 1)
-	sess, ok := env.Server.Sessions().Get(id)
-	assert.Assert(t, ok)
-	select {
-	case <-sess.Gone:
-	case <-time.After(30 * time.Second):
-		t.Fatal("driver still running")
-	}
-	browsers := func() int {
-		n := 0
-		for _, comm := range e2e.MarkedProcesses(m) {
-			if comm == "MiniBrowser" || strings.HasPrefix(comm, "WebKit") {
-				n++
+	for _, victim := range []string{"WebKitWebDriver", "MiniBrowser"} {
+		t.Run(victim, func(t *testing.T) {
+			m := mark(t)
+			env := e2e.StartWebKitGTK(t)
+			id, r := newSession(t, env.URL, map[string]any{})
+			assert.Equal(t, r.Status, 200, "%s", r.Value)
+			killed := 0
+			for pid, comm := range e2e.MarkedProcesses(m) {
+				if comm == victim {
+					killed++
+					assert.NilError(t, syscall.Kill(pid, syscall.SIGKILL))
+				}
 			}
-		}
-		return n
+			assert.Equal(t, killed, 1)
+			sess, ok := env.Server.Sessions().Get(id)
+			assert.Assert(t, ok)
+			select {
+			case <-sess.Gone:
+			case <-time.After(30 * time.Second):
+				t.Fatal("driver still running")
+			}
+			left := func() int {
+				n := 0
+				for _, comm := range e2e.MarkedProcesses(m) {
+					if comm == "MiniBrowser" || strings.HasPrefix(comm, "WebKit") {
+						n++
+					}
+				}
+				return n
+			}
+			// Reaping takes a moment: wait for the processes and zombies.
+			for i := 0; i < 250 && (left() > 0 || len(zombieChildren()) > 0); i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+			assert.Equal(t, left(), 0, "left: %v", e2e.MarkedProcesses(m))
+			r = do(t, "GET", env.URL+"/session/"+id+"/title", nil)
+			assert.Equal(t, r.Err.Code, webdriver.InvalidSessionID)
+			assert.Equal(t, env.Upstream.Sessions(), 0)
+			assert.Equal(t, len(zombieChildren()), 0, "zombies: %v", zombieChildren())
+		})
 	}
-	// Reaping takes a moment: wait for the browser and its zombie.
-	for i := 0; i < 250 && (browsers() > 0 || len(zombieChildren()) > 0); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	assert.Equal(t, browsers(), 0, "left: %v", e2e.MarkedProcesses(m))
-	r = do(t, "GET", env.URL+"/session/"+id+"/title", nil)
-	assert.Equal(t, r.Err.Code, webdriver.InvalidSessionID)
-	assert.Equal(t, env.Upstream.Sessions(), 0)
-	assert.Equal(t, len(zombieChildren()), 0, "zombies: %v", zombieChildren())
 }
