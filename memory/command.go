@@ -129,6 +129,13 @@ func MeasureCommand(ctx context.Context, sess *session.Session, body []byte) (an
 	}
 	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
 	defer cancel()
+	if sess.Inspector != nil {
+		m, err := measureWebKit(ctx, sess, args.Source)
+		if err != nil {
+			return nil, commandError(ctx, "memory/measure", args.Timeout, err)
+		}
+		return m, nil
+	}
 	b, handle, err := connect(ctx, sess, "measure")
 	if err != nil {
 		return nil, err
@@ -150,6 +157,13 @@ func GCCommand(ctx context.Context, sess *session.Session, body []byte) (any, er
 	}
 	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
 	defer cancel()
+	if sess.Inspector != nil {
+		res, err := collectWebKit(ctx, sess)
+		if err != nil {
+			return nil, commandError(ctx, "memory/gc", args.Timeout, err)
+		}
+		return res, nil
+	}
 	b, handle, err := connect(ctx, sess, "gc")
 	if err != nil {
 		return nil, err

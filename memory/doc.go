@@ -21,6 +21,11 @@
 //     out-of-process iframes the page API leaves out. The default is "api"
 //     where the page is cross-origin isolated, else "engine". Every result
 //     passes Validate.
+//     On WebKitGTK (sessions with session.Session.Inspector) source
+//     "engine" goes through the browser's remote inspector instead
+//     (webkit.go): one entry for the web process's VM, one per dedicated
+//     worker, sized by JavaScriptCore heap snapshots; "api" is unsupported
+//     (WebKit has no Measure Memory API).
 //   - POST /session/{id}/wdext/memory/gc {"timeout"} → a full garbage
 //     collection in every isolate of the page (its process, out-of-process
 //     iframes, dedicated workers), with each one's used heap before and

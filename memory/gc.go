@@ -30,8 +30,11 @@ type GCTarget struct {
 	Type string `json:"type"`
 	URL  string `json:"url"`
 	// UsedBefore and UsedAfter are the isolate's used JavaScript heap
-	// (Runtime.getHeapUsage usedSize) in bytes, before and after.
-	UsedBefore uint64 `json:"usedBefore"`
+	// (Runtime.getHeapUsage usedSize) in bytes, before and after. On
+	// WebKit, UsedAfter is the VM's live heap (a heap snapshot's cells)
+	// and UsedBefore is absent: JavaScriptCore tells no size without a
+	// snapshot, which collects garbage first.
+	UsedBefore uint64 `json:"usedBefore,omitempty"`
 	UsedAfter  uint64 `json:"usedAfter"`
 }
 

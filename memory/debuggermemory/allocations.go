@@ -167,6 +167,9 @@ func allocationsCommand(ctx context.Context, sess *session.Session, body []byte)
 			return nil, cdpError("restarting V8's sampling heap profiler", err)
 		}
 	case !a.tracking && track:
+		if err := notOnWebKit(sess, "the allocation log", noAllocationSites); err != nil {
+			return nil, err
+		}
 		ts, err := st.attachCurrentPage(ctx, sess)
 		if err != nil {
 			return nil, err

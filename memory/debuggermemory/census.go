@@ -67,6 +67,9 @@ func censusCommand(ctx context.Context, sess *session.Session, body []byte) (any
 	default:
 		return nil, webdriver.Errorf(webdriver.InvalidArgument, `"targets" must be "page" or "all", not %q`, args.Targets)
 	}
+	if sess.Inspector != nil {
+		return webkitCensus(ctx, sess, b, args.Targets)
+	}
 	st, err := stateOf(sess)
 	if err != nil {
 		return nil, err
@@ -135,5 +138,5 @@ func (st *state) census(ctx context.Context, b *cdp.Browser, id target.ID, bd ce
 		st.forget(ts)
 		return nil, cdpError("taking a heap snapshot", err)
 	}
-	return census.Take(snap, bd)
+	return census.Take(census.V8(snap), bd)
 }

@@ -6,6 +6,24 @@
 // (shared/specs/webkit-live-object-profiler-2009.txt) to V8's heap data
 // over CDP. Register adds the commands to a server.
 //
+// # WebKitGTK
+//
+// On sessions whose browser serves WebKit's remote inspector
+// (session.Session.Inspector, see package webkitgtk), the census and live
+// objects go through it (webkit.go): the page is found by package
+// wkinspector, the census is of JavaScriptCore heap snapshots
+// (Heap.snapshot, read by memory/jscsnapshot, counted by census.JSC) of
+// the page's VM, which holds every frame of the page, and with "targets":
+// "all" of each dedicated worker's VM too (type "worker", targetId the
+// inspector's worker id). Live objects are the cells of the snapshot
+// Heap.stopTracking takes that the one Heap.startTracking took lacks (JSC
+// snapshots identify cells across snapshots), by class; createdFrom is
+// null, since JavaScriptCore keeps no allocation stacks. The allocation
+// log and the GC log answer "unsupported operation" saying what WebKit's
+// inspector lacks: no allocation recording at all, and collection events
+// without sizes and with times of 0 (measured on WebKitGTK 2.50.6, with and
+// without a Timeline recording).
+//
 // # Which target
 //
 // Every command but the GC log works on the page of the session's current

@@ -123,6 +123,9 @@ func gcLogCommand(ctx context.Context, sess *session.Session, body []byte) (any,
 	g.checkConnection()
 	switch {
 	case *args.Collect && !g.collecting:
+		if err := notOnWebKit(sess, "the GC log", noGCTimes); err != nil {
+			return nil, err
+		}
 		b, err := browser(ctx, sess)
 		if err != nil {
 			return nil, err

@@ -18,7 +18,8 @@ import (
 // stack, after WebKit's live object profiler (instanceSize, createdFrom).
 type LiveObjectGroup struct {
 	// CreatedFrom is the allocation stack, youngest frame first; empty for
-	// objects allocated with no JavaScript on the stack.
+	// objects allocated with no JavaScript on the stack; null on WebKit,
+	// which keeps no allocation stacks.
 	CreatedFrom []heapsnapshot.Frame `json:"createdFrom"`
 	// Class is the JavaScript class (heapsnapshot.Snapshot.ClassName), or
 	// the V8 node type in parentheses for what is not a JavaScript object:
@@ -42,6 +43,7 @@ type LiveObjects struct {
 type liveObjects struct {
 	mu sync.Mutex
 	ts *targetSession // nil when not started
+	wk *webkitLive    // the same on WebKit
 }
 
 func liveStartCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
@@ -52,8 +54,12 @@ func liveStartCommand(ctx context.Context, sess *session.Session, body []byte) (
 	l := &st.live
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.ts != nil {
+	if l.ts != nil || l.wk != nil {
 		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "live object tracking has already started; stop it first")
+	}
+	if sess.Inspector != nil {
+		l.wk, err = startWebKitLive(ctx, sess)
+		return nil, err
 	}
 	ts, err := st.attachCurrentPage(ctx, sess)
 	if err != nil {
@@ -77,6 +83,10 @@ func liveStopCommand(ctx context.Context, sess *session.Session, body []byte) (a
 	l := &st.live
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if wk := l.wk; wk != nil {
+		l.wk = nil
+		return wk.stop(ctx)
+	}
 	if l.ts == nil {
 		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "live object tracking has not started")
 	}
@@ -137,7 +147,13 @@ func groupLive(snap *heapsnapshot.Snapshot) LiveObjects {
 		out.Count += g.Count
 		out.InstanceSize += g.InstanceSize
 	}
-	slices.SortFunc(out.LiveObjects, func(a, b LiveObjectGroup) int {
+	sortGroups(out.LiveObjects)
+	return out
+}
+
+// sortGroups puts the largest groups first.
+func sortGroups(groups []LiveObjectGroup) {
+	slices.SortFunc(groups, func(a, b LiveObjectGroup) int {
 		return cmp.Or(
 			cmp.Compare(b.InstanceSize, a.InstanceSize),
 			cmp.Compare(b.Count, a.Count),
@@ -145,7 +161,6 @@ func groupLive(snap *heapsnapshot.Snapshot) LiveObjects {
 			slices.CompareFunc(a.CreatedFrom, b.CreatedFrom, compareFrames),
 		)
 	})
-	return out
 }
 
 func compareFrames(a, b heapsnapshot.Frame) int {

@@ -1,0 +1,152 @@
+package wkinspector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// probeWait is how long a target number is given to show a page: a real
+// one does in a few milliseconds.
+const probeWait = 300 * time.Millisecond
+
+// probeGap is how many empty numbers past the last page end a search.
+const probeGap = 3
+
+// Browser is the inspector of one browser, with a connection to each page
+// target found so far.
+type Browser struct {
+	addr       string
+	connection int
+	// avoid is a target that must not be opened: the automation session's.
+	// Opening it hands WebKitWebDriver's connection to the opener, and the
+	// driver hangs (measured).
+	avoid int
+
+	mu    sync.Mutex
+	pages map[int]*Conn
+}
+
+// Listing reads the target numbers the HTML page at / of the inspector's
+// HTTP server lists, with their connection number.
+func Listing(ctx context.Context, addr string) (connection int, targets []int, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("wkinspector: reading the target list: %w", err)
+	}
+	defer resp.Body.Close()
+	page, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, m := range socketPath.FindAllSubmatch(page, -1) {
+		connection, _ = strconv.Atoi(string(m[1]))
+		t, _ := strconv.Atoi(string(m[2]))
+		targets = append(targets, t)
+	}
+	return connection, targets, nil
+}
+
+var socketPath = regexp.MustCompile(`/socket/(\d+)/(\d+)/WebPage`)
+
+// NewBrowser returns the inspector at addr; connection is the number its
+// listing gave, avoid the automation session's target number.
+func NewBrowser(addr string, connection, avoid int) *Browser {
+	return &Browser{addr: addr, connection: connection, avoid: avoid, pages: map[int]*Conn{}}
+}
+
+// Close closes every page connection.
+func (b *Browser) Close() error {
+	b.mu.Lock()
+	pages := b.pages
+	b.pages = map[int]*Conn{}
+	b.mu.Unlock()
+	for _, c := range pages {
+		c.Close()
+	}
+	return nil
+}
+
+// Pages returns a connection to every page: the known ones that are still
+// open, and, when fresh is set or none is known, those found by opening
+// the target numbers not tried yet, up to probeGap empty numbers past the
+// last page.
+func (b *Browser) Pages(ctx context.Context, fresh bool) ([]*Conn, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for n, c := range b.pages {
+		select {
+		case <-c.Done():
+			delete(b.pages, n) // the window closed
+		default:
+		}
+	}
+	if fresh || len(b.pages) == 0 {
+		if err := b.probe(ctx); err != nil {
+			return nil, err
+		}
+	}
+	nums := make([]int, 0, len(b.pages))
+	for n := range b.pages {
+		nums = append(nums, n)
+	}
+	slices.Sort(nums)
+	out := make([]*Conn, len(nums))
+	for i, n := range nums {
+		out[i] = b.pages[n]
+	}
+	return out, nil
+}
+
+// probe opens target numbers from 1 on, probeGap at a time; b.mu is held.
+func (b *Browser) probe(ctx context.Context) error {
+	empty := 0
+	for n := 1; empty < probeGap; n += probeGap {
+		batch := make([]*Conn, probeGap)
+		errs := make([]error, probeGap)
+		var wg sync.WaitGroup
+		for i := range probeGap {
+			num := n + i
+			if num == b.avoid || b.pages[num] != nil {
+				continue
+			}
+			wg.Add(1)
+			go func() { // owned here: waited for below
+				defer wg.Done()
+				path := fmt.Sprintf("/socket/%d/%d/WebPage", b.connection, num)
+				batch[i], errs[i] = Dial(ctx, b.addr, path, probeWait)
+			}()
+		}
+		wg.Wait()
+		var failed error
+		for i := range probeGap {
+			num := n + i
+			switch {
+			case batch[i] != nil:
+				b.pages[num] = batch[i]
+				empty = 0
+			case errs[i] != nil && !errors.Is(errs[i], ErrNoTarget):
+				failed = errs[i]
+			case num == b.avoid || b.pages[num] != nil:
+				empty = 0
+			default:
+				empty++
+			}
+		}
+		if failed != nil {
+			return failed
+		}
+	}
+	return nil
+}

@@ -1,0 +1,352 @@
+package wkinspector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Error is an error the inspector returned for a command.
+type Error struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
+
+// ErrClosed is returned for calls on a closed connection.
+var ErrClosed = errors.New("wkinspector: connection closed")
+
+// writeTimeout bounds one WebSocket write.
+const writeTimeout = 10 * time.Second
+
+// message is a protocol message at either level.
+type message struct {
+	ID     int64           `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}
+
+// Event is an event of the page's backend, or of one of its workers
+// (Worker set).
+type Event struct {
+	Worker string
+	Method string
+	Params json.RawMessage
+}
+
+// Conn is the WebSocket of one inspectable page target.
+type Conn struct {
+	ws  *websocket.Conn
+	wmu sync.Mutex
+
+	mu      sync.Mutex
+	nextID  int64
+	page    string // the backend target commands go to; "" until created
+	ready   chan struct{}
+	pending map[int64]chan *message // by command id
+	acks    map[int64]int64         // envelope id → command id
+	subs    map[int]func(Event)
+	nextSub int
+	err     error
+	done    chan struct{}
+}
+
+// Dial opens the target at path (/socket/C/T/WebPage) of the inspector's
+// HTTP server addr and waits up to wait for its page backend to show
+// itself (Target.targetCreated). A path that names no page never does:
+// ErrNoTarget.
+func Dial(ctx context.Context, addr, path string, wait time.Duration) (*Conn, error) {
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+	ws, _, err := d.DialContext(ctx, "ws://"+addr+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("wkinspector: opening %s%s: %w", addr, path, err)
+	}
+	ws.SetReadLimit(1 << 30) // heap snapshots come as one message
+	c := &Conn{ws: ws, ready: make(chan struct{}), pending: map[int64]chan *message{}, acks: map[int64]int64{}, subs: map[int]func(Event){}, done: make(chan struct{})}
+	go c.read() // owned by c: ends when the socket closes (Close)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-c.ready:
+		return c, nil
+	case <-c.done:
+		return nil, fmt.Errorf("wkinspector: %s%s: %w", addr, path, c.err)
+	case <-t.C:
+		c.Close()
+		return nil, ErrNoTarget
+	case <-ctx.Done():
+		c.Close()
+		return nil, ctx.Err()
+	}
+}
+
+// ErrNoTarget is Dial's error for a target number with no page behind it.
+var ErrNoTarget = errors.New("wkinspector: no page target there")
+
+// Close closes the socket; pending calls fail with ErrClosed.
+func (c *Conn) Close() error {
+	err := c.ws.Close()
+	<-c.done
+	return err
+}
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+func (c *Conn) read() {
+	defer close(c.done)
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		var m message
+		if json.Unmarshal(data, &m) != nil {
+			continue
+		}
+		c.dispatch(&m)
+	}
+}
+
+func (c *Conn) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.err = ErrClosed
+	if !errors.Is(err, websocket.ErrCloseSent) && !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+		c.err = fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	for id, ch := range c.pending {
+		ch <- nil // the connection ended
+		delete(c.pending, id)
+	}
+}
+
+// dispatch handles a message of the connection's own level: the Target
+// domain's events and the replies to Target.sendMessageToTarget.
+func (c *Conn) dispatch(m *message) {
+	switch m.Method {
+	case "":
+		// A reply to Target.sendMessageToTarget: only an error matters,
+		// the inner reply comes as an event.
+		c.reply(m)
+	case "Target.targetCreated":
+		var p struct {
+			TargetInfo struct {
+				TargetID      string `json:"targetId"`
+				Type          string `json:"type"`
+				IsProvisional bool   `json:"isProvisional"`
+			} `json:"targetInfo"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && p.TargetInfo.Type == "page" && !p.TargetInfo.IsProvisional {
+			c.setPage(p.TargetInfo.TargetID)
+		}
+	case "Target.didCommitProvisionalTarget":
+		var p struct {
+			NewTargetID string `json:"newTargetId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			c.setPage(p.NewTargetID)
+		}
+	case "Target.dispatchMessageFromTarget":
+		var p struct {
+			TargetID string `json:"targetId"`
+			Message  string `json:"message"`
+		}
+		var inner message
+		if json.Unmarshal(m.Params, &p) != nil || json.Unmarshal([]byte(p.Message), &inner) != nil {
+			return
+		}
+		c.inner(&inner)
+	}
+}
+
+// inner handles a message of the page backend.
+func (c *Conn) inner(m *message) {
+	if m.Method == "Worker.dispatchMessageFromWorker" {
+		var p struct {
+			WorkerID string `json:"workerId"`
+			Message  string `json:"message"`
+		}
+		var w message
+		if json.Unmarshal(m.Params, &p) != nil || json.Unmarshal([]byte(p.Message), &w) != nil {
+			return
+		}
+		if w.Method != "" {
+			c.emit(Event{Worker: p.WorkerID, Method: w.Method, Params: w.Params})
+			return
+		}
+		m = &w
+	} else if m.Method != "" {
+		c.emit(Event{Method: m.Method, Params: m.Params})
+		return
+	}
+	c.reply(m)
+}
+
+// reply hands a reply to its caller. The reply to an envelope
+// (Target.sendMessageToTarget, Worker.sendMessageToWorker) fails its
+// command when it is an error: the command itself never arrived.
+func (c *Conn) reply(m *message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := m.ID
+	if cmd, ok := c.acks[id]; ok {
+		delete(c.acks, id)
+		if m.Error == nil {
+			return
+		}
+		id = cmd
+	}
+	if ch, ok := c.pending[id]; ok {
+		ch <- m
+		delete(c.pending, id)
+	}
+}
+
+func (c *Conn) setPage(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.page == "" {
+		close(c.ready)
+	}
+	c.page = id
+}
+
+func (c *Conn) emit(e Event) {
+	c.mu.Lock()
+	subs := make([]func(Event), 0, len(c.subs))
+	for _, f := range c.subs {
+		subs = append(subs, f)
+	}
+	c.mu.Unlock()
+	for _, f := range subs {
+		f(e)
+	}
+}
+
+// Subscribe calls f, on the connection's reader, for every event of the
+// page and its workers until the returned function is called. f must not
+// block.
+func (c *Conn) Subscribe(f func(Event)) (unsubscribe func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.nextSub
+	c.nextSub++
+	c.subs[id] = f
+	return func() {
+		c.mu.Lock()
+		delete(c.subs, id)
+		c.mu.Unlock()
+	}
+}
+
+// Call sends a command to the page and decodes its result into result
+// (nil to drop it).
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	return c.call(ctx, "", method, params, result)
+}
+
+// CallWorker sends a command to the dedicated worker of the page whose
+// id Worker.workerCreated gave (Worker.enable must have been sent).
+func (c *Conn) CallWorker(ctx context.Context, worker, method string, params, result any) error {
+	return c.call(ctx, worker, method, params, result)
+}
+
+func (c *Conn) call(ctx context.Context, worker, method string, params, result any) error {
+	if params == nil {
+		params = struct{}{}
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return err
+	}
+	// The command's own id, and the ids of the envelopes it travels in:
+	// their replies only matter when they are errors.
+	id := c.newID()
+	ch := make(chan *message, 1)
+	c.pending[id] = ch
+	outerID := c.newID()
+	c.acks[outerID] = id
+	var workerID int64
+	if worker != "" {
+		workerID = c.newID()
+		c.acks[workerID] = id
+	}
+	page := c.page
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		delete(c.acks, outerID)
+		delete(c.acks, workerID)
+		c.mu.Unlock()
+	}
+
+	msg, err := json.Marshal(map[string]any{"id": id, "method": method, "params": params})
+	if err == nil && worker != "" {
+		msg, err = json.Marshal(map[string]any{"id": workerID, "method": "Worker.sendMessageToWorker",
+			"params": map[string]any{"workerId": worker, "message": string(msg)}})
+	}
+	if err != nil {
+		forget()
+		return err
+	}
+	out, _ := json.Marshal(map[string]any{"id": outerID, "method": "Target.sendMessageToTarget",
+		"params": map[string]any{"targetId": page, "message": string(msg)}})
+	c.wmu.Lock()
+	c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+	err = c.ws.WriteMessage(websocket.TextMessage, out)
+	c.wmu.Unlock()
+	if err != nil {
+		forget()
+		return fmt.Errorf("wkinspector: sending %s: %w", method, err)
+	}
+	select {
+	case m := <-ch:
+		forget()
+		if m == nil {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return fmt.Errorf("%s: %w", method, c.err)
+		}
+		if m.Error != nil {
+			return fmt.Errorf("%s: %w", method, m.Error)
+		}
+		if result == nil || len(m.Result) == 0 {
+			return nil
+		}
+		return json.Unmarshal(m.Result, result)
+	case <-ctx.Done():
+		forget()
+		return fmt.Errorf("%s: %w", method, ctx.Err())
+	}
+}
+
+// newID returns a fresh message id; c.mu is held.
+func (c *Conn) newID() int64 {
+	c.nextID++
+	return c.nextID
+}
+
+// remarshal decodes a value already decoded as any into v (nil: dropped).
+func remarshal(from, v any) error {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}

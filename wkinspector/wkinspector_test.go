@@ -1,0 +1,195 @@
+package wkinspector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"gotest.tools/v3/assert"
+)
+
+// fakeInspector serves the HTTP side of WebKitGTK's remote inspector for
+// the target numbers in pages: a listing, and per page a socket whose
+// backend answers Runtime.evaluate with the expression, Heap.snapshot from
+// workers with their id, fails "Fail.me", ignores "Hang.me" and, for
+// "Nav.swap", swaps to a new backend target.
+type fakeInspector struct {
+	pages     map[int]bool
+	automaton int
+	opened    atomic.Int32 // automation target opened
+	srv       *httptest.Server
+}
+
+func newFake(t *testing.T, automation int, pages ...int) *fakeInspector {
+	f := &fakeInspector{pages: map[int]bool{}, automaton: automation}
+	for _, p := range pages {
+		f.pages[p] = true
+	}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeInspector) addr() string { return strings.TrimPrefix(f.srv.URL, "http://") }
+
+func (f *fakeInspector) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/" {
+		fmt.Fprint(w, `<html><body><div id='targetlist'><table><tr><td><input type="button" onclick="window.open('Main.html?ws=' + window.location.host + '/socket/1/1/WebPage', '_blank')"></td></tr></table></div></body></html>`)
+		return
+	}
+	var n int
+	if _, err := fmt.Sscanf(r.URL.Path, "/socket/1/%d/WebPage", &n); err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	if n == f.automaton {
+		f.opened.Add(1)
+	}
+	ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer ws.Close()
+	if !f.pages[n] {
+		for { // a number with no page: silence
+			if _, _, err := ws.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}
+	page := fmt.Sprintf("page-%d", n)
+	send := func(v any) { b, _ := json.Marshal(v); ws.WriteMessage(websocket.TextMessage, b) }
+	send(map[string]any{"method": "Target.targetCreated", "params": map[string]any{"targetInfo": map[string]any{"targetId": page, "type": "page"}}})
+	for {
+		_, data, err := ws.ReadMessage()
+		if err != nil {
+			return
+		}
+		var outer struct {
+			ID     int64
+			Params struct{ TargetID, Message string }
+		}
+		json.Unmarshal(data, &outer)
+		if outer.Params.TargetID != page {
+			send(map[string]any{"id": outer.ID, "error": map[string]any{"code": -32601, "message": "Missing target for given targetId"}})
+			continue
+		}
+		send(map[string]any{"id": outer.ID, "result": map[string]any{}})
+		var in struct {
+			ID     int64
+			Method string
+			Params json.RawMessage
+		}
+		json.Unmarshal([]byte(outer.Params.Message), &in)
+		reply := func(v map[string]any) {
+			b, _ := json.Marshal(v)
+			send(map[string]any{"method": "Target.dispatchMessageFromTarget", "params": map[string]any{"targetId": page, "message": string(b)}})
+		}
+		switch in.Method {
+		case "Runtime.evaluate":
+			var p struct{ Expression string }
+			json.Unmarshal(in.Params, &p)
+			reply(map[string]any{"id": in.ID, "result": map[string]any{"result": map[string]any{"type": "string", "value": p.Expression}, "wasThrown": false}})
+		case "Fail.me":
+			reply(map[string]any{"id": in.ID, "error": map[string]any{"code": -32000, "message": "failed as asked"}})
+		case "Hang.me":
+		case "Nav.swap":
+			page += "-swapped"
+			send(map[string]any{"method": "Target.targetCreated", "params": map[string]any{"targetInfo": map[string]any{"targetId": page, "type": "page", "isProvisional": true}}})
+			send(map[string]any{"method": "Target.didCommitProvisionalTarget", "params": map[string]any{"oldTargetId": "x", "newTargetId": page}})
+			reply(map[string]any{"id": in.ID, "result": map[string]any{}})
+		case "Worker.enable":
+			reply(map[string]any{"method": "Worker.workerCreated", "params": map[string]any{"workerId": "worker:1", "url": "http://a/w.js"}})
+			reply(map[string]any{"id": in.ID, "result": map[string]any{}})
+		case "Worker.sendMessageToWorker":
+			var p struct{ WorkerID, Message string }
+			json.Unmarshal(in.Params, &p)
+			var wm struct{ ID int64 }
+			json.Unmarshal([]byte(p.Message), &wm)
+			reply(map[string]any{"id": in.ID, "result": map[string]any{}})
+			b, _ := json.Marshal(map[string]any{"id": wm.ID, "result": map[string]any{"snapshotData": "snapshot of " + p.WorkerID}})
+			reply(map[string]any{"method": "Worker.dispatchMessageFromWorker", "params": map[string]any{"workerId": p.WorkerID, "message": string(b)}})
+		default:
+			reply(map[string]any{"id": in.ID, "result": map[string]any{}})
+		}
+	}
+}
+
+func TestListing(t *testing.T) {
+	f := newFake(t, 2, 1)
+	conn, targets, err := Listing(context.Background(), f.addr())
+	assert.NilError(t, err)
+	assert.Equal(t, conn, 1)
+	assert.DeepEqual(t, targets, []int{1})
+}
+
+func TestCalls(t *testing.T) {
+	f := newFake(t, 2, 1)
+	ctx := context.Background()
+	c, err := Dial(ctx, f.addr(), "/socket/1/1/WebPage", time.Second)
+	assert.NilError(t, err)
+	defer c.Close()
+
+	var v string
+	assert.NilError(t, c.Evaluate(ctx, "location.href", &v))
+	assert.Equal(t, v, "location.href")
+	err = c.Call(ctx, "Fail.me", nil, nil)
+	var ie *Error
+	assert.Assert(t, errors.As(err, &ie), "%v", err)
+	assert.Equal(t, ie.Message, "failed as asked")
+
+	workers, err := c.Workers(ctx)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, workers, []Worker{{ID: "worker:1", URL: "http://a/w.js"}})
+	data, err := c.HeapSnapshot(ctx, "worker:1")
+	assert.NilError(t, err)
+	assert.Equal(t, data, "snapshot of worker:1")
+
+	// A process swap: commands follow the committed target.
+	assert.NilError(t, c.Call(ctx, "Nav.swap", nil, nil))
+	assert.NilError(t, c.Evaluate(ctx, "after", &v))
+	assert.Equal(t, v, "after")
+
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	err = c.Call(short, "Hang.me", nil, nil)
+	assert.Assert(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+
+	// Calls pending when the connection ends fail; later ones too.
+	done := make(chan error, 1)
+	go func() { done <- c.Call(ctx, "Hang.me", nil, nil) }()
+	time.Sleep(20 * time.Millisecond)
+	c.Close()
+	assert.Assert(t, errors.Is(<-done, ErrClosed))
+	assert.Assert(t, errors.Is(c.Call(ctx, "Runtime.evaluate", nil, nil), ErrClosed))
+}
+
+func TestDialNoPage(t *testing.T) {
+	f := newFake(t, 2, 1)
+	_, err := Dial(context.Background(), f.addr(), "/socket/1/7/WebPage", 50*time.Millisecond)
+	assert.Assert(t, errors.Is(err, ErrNoTarget), "%v", err)
+}
+
+// Pages finds pages by number, past gaps, and never opens the automation
+// session's target.
+func TestPagesProbe(t *testing.T) {
+	f := newFake(t, 2, 1, 3, 5)
+	b := NewBrowser(f.addr(), 1, 2)
+	defer b.Close()
+	pages, err := b.Pages(context.Background(), false)
+	assert.NilError(t, err)
+	assert.Equal(t, len(pages), 3)
+	assert.Equal(t, f.opened.Load(), int32(0))
+	// Known pages are reused unless asked for fresh ones.
+	again, err := b.Pages(context.Background(), false)
+	assert.NilError(t, err)
+	assert.Equal(t, again[0], pages[0])
+}
