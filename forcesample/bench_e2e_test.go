@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/webdriver/wdclient"
 )
 
@@ -95,4 +98,40 @@ func BenchmarkForceSample(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(missed), "missed-samples")
+}
+
+// BenchmarkForceSampleWebKitGTK measures the forcesample round trip on
+// WebKitGTK, through the inspector (what the command does) and by the
+// WebDriver walk, on the same page with a cross-site iframe nesting a
+// third site, and a second window:
+//
+//	go test ./forcesample -run XXX -bench ForceSampleWebKitGTK -benchtime 200x
+func BenchmarkForceSampleWebKitGTK(b *testing.B) {
+	walk := func(srv *webdriver.Server) {
+		srv.Handle("POST", "/session/{id}/wdext-test/walk", func(ctx context.Context, sess *session.Session, _ []byte) (any, error) {
+			return nil, forcesample.WebKitGTK(ctx, sess)
+		})
+	}
+	env := e2e.StartWebKitGTK(b, forcesample.Register, walk)
+	pages := e2e.ServePages(b, e2e.Testdata(), nil)
+	c := e2e.NewRawSession(b, env.URL, map[string]any{})
+	c.Call("POST", "/url", map[string]any{"url": pages.A + "/forcesample/top.html?cross=" + pages.B + "&nested=" + pages.C}, nil)
+	wkAwait(c, `await window.framesLoaded;`)
+	var nw struct{ Handle string }
+	c.Call("POST", "/window/new", map[string]any{"type": "window"}, &nw)
+	c.Call("POST", "/window", map[string]any{"handle": nw.Handle}, nil)
+	c.Call("POST", "/url", map[string]any{"url": pages.D + "/forcesample/frame.html"}, nil)
+	for _, force := range []string{"/forcesample", "/wdext-test/walk"} {
+		b.Run(strings.TrimPrefix(force, "/"), func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			for range b.N {
+				t0 := time.Now()
+				c.Call("POST", force, map[string]any{}, nil)
+				lat = append(lat, time.Since(t0))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
 }

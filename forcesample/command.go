@@ -29,7 +29,15 @@ func Command(ctx context.Context, sess *session.Session, body []byte) (any, erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	if sess.Inspector != nil {
+		if err := WebKitInspector(ctx, sess); err != nil {
+			return nil, webdriver.AsError(err)
+		}
+		return nil, nil
+	}
 	if webkitgtk.IsEngine(sess.Engine) {
+		// A WebKitGTK session of a driver wdext does not run: no
+		// inspector, the WebDriver walk.
 		if err := WebKitGTK(ctx, sess); err != nil {
 			return nil, webdriver.AsError(err)
 		}

@@ -26,23 +26,27 @@
 //
 // On WebKitGTK (sessions whose browserName is MiniBrowser, see package
 // webkitgtk) there is no Profiler and no CDP: Profiler is wdext's polyfill
-// (package polyfill), which the webkitgtk upstream injects at document
-// start into every document loaded over http, and Command dispatches to
-// WebKitGTK. It sends WebDriver commands straight to the session's
-// driver: it notes the client's current window (Get Window Handle) and
-// the path of child indexes from that window's top to the current frame
-// (one script there), then for every window handle switches to it and
-// visits every frame depth first (Switch To Frame by index, Switch To
-// Parent Frame), calling the polyfill's forceSample hook once per frame —
-// one stack-less sample in every started profiler of that realm — and
-// finally switches back to the noted window and walks the path again.
-// Measured on WebKitGTK 2.50.6: every profiler, several per document
-// included, gets exactly one sample per call (the Chromium limits above
-// do not apply). Limits: a command the client sends concurrently on the
-// same session during a force runs in whatever frame the force is
-// visiting; a client whose current frame was already discarded ends up
-// in its window's top-level context; a client whose current window was
-// closed gets the driver's "no such window"; documents not loaded over http
-// (about:blank, srcdoc, data:, https) have no polyfill and so no
-// profilers to sample.
+// (package polyfill), which the webkitgtk upstream puts first in every
+// frame, and the command calls the polyfill's forceSample hook once per
+// realm: one stack-less sample in every started profiler there. Measured
+// on WebKitGTK 2.50.6: every profiler, several per document included,
+// gets exactly one sample per call (the Chromium limits above do not
+// apply). Two ways to reach the realms:
+//
+//   - WebKitInspector, for sessions whose browser wdext started (they
+//     have session.Session.Inspector): through WebKit's remote inspector
+//     (package wkinspector), each page's frames' main-world execution
+//     contexts (Runtime.enable with the Page domain on), evaluated all at
+//     once. No window or frame is switched, so a client command sent
+//     meanwhile runs where the client is. Pages are the ones the inspector
+//     client knows, looked for again when the driver lists more windows.
+//   - WebKitGTK, for WebKitGTK drivers wdext does not run: WebDriver
+//     commands sent straight to the session's driver. It notes the
+//     client's current window and the path of child indexes from its top
+//     to the current frame, then for every window visits every frame depth
+//     first (Switch To Frame by index, Switch To Parent Frame) and finally
+//     switches back. Limits: a command the client sends concurrently runs
+//     in whatever frame the force is visiting; a client whose current
+//     frame was discarded ends up in its window's top-level context; one
+//     whose current window was closed gets the driver's "no such window".
 package forcesample

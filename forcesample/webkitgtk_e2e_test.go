@@ -1,6 +1,7 @@
 package forcesample_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
 )
 
 // wkAwait runs script as the body of an async function in the current
@@ -30,10 +33,23 @@ func switchFrame(c *e2e.RawSession, id string) {
 // On WebKitGTK, through the polyfill: profilers in the top document (two
 // of them), a cross-site iframe, a frame nested in it and a second window
 // each get exactly one sample per call, and the client's current window
-// and frame (here the nested frame) are what they were.
+// and frame (here the nested frame) are what they were. Both ways: through
+// the inspector (what the command does for sessions wdext runs) and by
+// the WebDriver walk (for WebKitGTK drivers wdext does not run).
 func TestForceSampleWebKitGTK(t *testing.T) {
-	env := e2e.StartWebKitGTK(t, forcesample.Register)
+	walk := func(srv *webdriver.Server) {
+		srv.Handle("POST", "/session/{id}/wdext-test/walk", func(ctx context.Context, sess *session.Session, _ []byte) (any, error) {
+			return nil, forcesample.WebKitGTK(ctx, sess)
+		})
+	}
+	env := e2e.StartWebKitGTK(t, forcesample.Register, walk)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	for _, force := range []string{"/forcesample", "/wdext-test/walk"} {
+		t.Run(strings.TrimPrefix(force, "/"), func(t *testing.T) { forceEverywhere(t, env, pages, force) })
+	}
+}
+
+func forceEverywhere(t *testing.T, env *e2e.WebKitEnv, pages *e2e.Pages, force string) {
 	c := e2e.NewRawSession(t, env.URL, map[string]any{})
 
 	c.Call("POST", "/url", map[string]any{"url": pages.A + "/forcesample/top.html?cross=" + pages.B + "&nested=" + pages.C}, nil)
@@ -64,7 +80,7 @@ func TestForceSampleWebKitGTK(t *testing.T) {
 
 	const K = 3
 	for range K {
-		c.Call("POST", "/forcesample", map[string]any{}, nil)
+		c.Call("POST", force, map[string]any{}, nil)
 	}
 
 	// The client is where it was.
@@ -84,8 +100,29 @@ func TestForceSampleWebKitGTK(t *testing.T) {
 	c.Call("POST", "/window", map[string]any{"handle": other}, nil)
 	assert.Equal(t, wkAwait(c, count), float64(K), "second window")
 
+	if force == "/forcesample" {
+		// The inspector switches no frame: a client command sent while
+		// forces run lands where the client is (the nested frame).
+		c.Call("POST", "/window", map[string]any{"handle": first}, nil)
+		switchFrame(c, "cross")
+		switchFrame(c, "nested")
+		done := make(chan struct{})
+		go func() { // owned by the test: waited for below
+			defer close(done)
+			for range 10 {
+				c.Call("POST", force, map[string]any{}, nil)
+			}
+		}()
+		for range 20 {
+			var here string
+			c.Call("POST", "/execute/sync", map[string]any{"args": []any{}, "script": `return location.href`}, &here)
+			assert.Equal(t, here, before)
+		}
+		<-done
+	}
+
 	// Stopped profilers, and a page without any: fine.
-	c.Call("POST", "/forcesample", map[string]any{}, nil)
+	c.Call("POST", force, map[string]any{}, nil)
 	c.Call("POST", "/url", map[string]any{"url": "about:blank"}, nil)
-	c.Call("POST", "/forcesample", map[string]any{}, nil)
+	c.Call("POST", force, map[string]any{}, nil)
 }

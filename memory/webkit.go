@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -210,7 +209,7 @@ func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]EngineFrame, e
 	if err := page.Call(ctx, "Page.getResourceTree", nil, &tree); err != nil {
 		return nil, err
 	}
-	contexts, err := frameContexts(ctx, page)
+	contexts, err := page.FrameContexts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -237,61 +236,16 @@ func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]EngineFrame, e
 	return out, nil
 }
 
-// frameContexts maps frame ids to the ids of their documents' main
-// execution contexts, which Runtime.enable announces.
-func frameContexts(ctx context.Context, page *wkinspector.Conn) (map[string]int64, error) {
-	var mu sync.Mutex
-	contexts := map[string]int64{}
-	stop := page.Subscribe(func(e wkinspector.Event) {
-		if e.Worker != "" || e.Method != "Runtime.executionContextCreated" {
-			return
-		}
-		var p struct {
-			Context struct {
-				ID      int64  `json:"id"`
-				Type    string `json:"type"`
-				FrameID string `json:"frameId"`
-			} `json:"context"`
-		}
-		if json.Unmarshal(e.Params, &p) == nil && p.Context.Type == "normal" {
-			mu.Lock()
-			contexts[p.Context.FrameID] = p.Context.ID
-			mu.Unlock()
-		}
-	})
-	defer stop()
-	// The events come before the reply, and only with the Page domain
-	// enabled (it names the frames); disabling both again makes the next
-	// enable announce them again.
-	if err := page.Call(ctx, "Page.enable", nil, nil); err != nil {
-		return nil, err
-	}
-	defer page.Call(ctx, "Page.disable", nil, nil)
-	if err := page.Call(ctx, "Runtime.enable", nil, nil); err != nil {
-		return nil, err
-	}
-	page.Call(ctx, "Runtime.disable", nil, nil)
-	mu.Lock()
-	defer mu.Unlock()
-	return contexts, nil
-}
-
 // frameOwners lists the frame owner elements of the document of an
 // execution context, in document order.
 func frameOwners(ctx context.Context, page *wkinspector.Conn, contextID int64) []ContainerElement {
 	const expr = `Array.from(document.querySelectorAll("iframe, frame, object"), e => [e.localName, e.id, e.getAttribute("src") || "", e.getAttribute("data") || ""])`
-	var r struct {
-		Result struct {
-			Value [][4]string `json:"value"`
-		} `json:"result"`
-		WasThrown bool `json:"wasThrown"`
-	}
-	err := page.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "contextId": contextID, "returnByValue": true}, &r)
-	if err != nil || r.WasThrown {
+	var elements [][4]string
+	if err := page.EvaluateIn(ctx, contextID, expr, &elements); err != nil {
 		return nil
 	}
-	out := make([]ContainerElement, 0, len(r.Result.Value))
-	for _, v := range r.Result.Value {
+	out := make([]ContainerElement, 0, len(elements))
+	for _, v := range elements {
 		if v[0] == "object" && v[3] == "" {
 			continue // an object element that is not a nested browsing context
 		}

@@ -45,6 +45,9 @@ type WebKitInspector struct {
 	// Automation is the automation session's target number, which must
 	// never be opened: that takes the browser from its driver.
 	Automation int
+	// Client, if set, is the open inspector client (a *wkinspector.Browser)
+	// of the upstream that started the browser, which owns it.
+	Client any
 }
 
 // New returns a session record; the registry takes it with Add.

@@ -48,6 +48,9 @@ type Server struct {
 
 	mu      sync.Mutex
 	methods map[string][]string // extension path → its methods
+	// overrides are the extension routes of classic commands; set up
+	// before serving, read-only after.
+	overrides *mux.Router
 }
 
 type nativeKey struct{ session, path string }
@@ -82,10 +85,10 @@ func NewServer(cfg Config) *Server {
 	// Classic commands first, with one table lookup (see classicTable);
 	// none of them shares a path with the routes below.
 	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
-		return slices.Contains(classic.lookup(req.URL.Path), req.Method)
+		return slices.Contains(classic.lookup(req.URL.Path), req.Method) && !s.overridden(req)
 	}).HandlerFunc(s.forwardSession)
 	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
-		return classic.lookup(req.URL.Path) != nil
+		return classic.lookup(req.URL.Path) != nil && !s.overridden(req)
 	}).HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		methodNotAllowed(classic.lookup(req.URL.Path)...).ServeHTTP(w, req)
 	})
@@ -109,7 +112,9 @@ func (s *Server) Sessions() *session.Registry { return s.cfg.Sessions }
 
 // Handle adds an extension command at path (relative to the root, with
 // {id} for the session). Unknown or dead sessions get "invalid session id"
-// before cmd runs.
+// before cmd runs. A classic command's path and method take that command
+// over from the proxy (an upstream wrapper that adds to what the driver
+// does). Handle is for setting up, before the server serves.
 func (s *Server) Handle(method, path string, cmd Command) {
 	s.route(method, path, func(w http.ResponseWriter, r *http.Request) {
 		sess, err := s.liveSession(r)
@@ -121,10 +126,28 @@ func (s *Server) Handle(method, path string, cmd Command) {
 	})
 }
 
+// overridden reports whether an extension handles a classic command
+// itself (see Handle).
+func (s *Server) overridden(req *http.Request) bool {
+	if s.overrides == nil {
+		return false
+	}
+	var m mux.RouteMatch
+	return s.overrides.Match(req, &m) && m.MatchErr == nil
+}
+
 // route adds an extension route. A path may have several methods, added
 // one by one; any other method is "unknown method", listing them all.
 func (s *Server) route(method, path string, h http.HandlerFunc) {
 	s.router.HandleFunc(path, h).Methods(method)
+	if slices.Contains(classic.lookup(strings.ReplaceAll(path, "{id}", "x")), method) {
+		// A classic command an extension takes over: the classic route,
+		// matched first, must step aside for it.
+		if s.overrides == nil {
+			s.overrides = mux.NewRouter()
+		}
+		s.overrides.HandleFunc(path, h).Methods(method)
+	}
 	s.mu.Lock()
 	if s.methods == nil {
 		s.methods = make(map[string][]string)

@@ -37,12 +37,16 @@ func CurrentURL(ctx context.Context, sess *session.Session) (string, error) {
 }
 
 // AskDriver sends a command of the session to its driver, as wdext's own
-// client, and decodes the reply's value into value. The driver's error is
-// passed on as is.
+// client, and decodes the reply's value into value. params is marshalled,
+// unless it is a []byte body. The driver's error is passed on as is.
 func AskDriver(ctx context.Context, sess *session.Session, method, path string, params, value any) error {
 	what := fmt.Sprintf("%s /session/%s/%s", method, sess.ID, path)
 	var body io.Reader
-	if params != nil {
+	switch p := params.(type) {
+	case nil:
+	case []byte: // a client's request body, passed on as it came
+		body = bytes.NewReader(p)
+	default:
 		b, err := json.Marshal(params)
 		if err != nil {
 			return Errorf(UnknownError, "%s: %v", what, err)

@@ -100,6 +100,8 @@ type browser struct {
 	// inspector is the inspector's HTTP server (WEBKIT_INSPECTOR_HTTP_SERVER):
 	// its target list and a WebSocket per target.
 	inspector *session.WebKitInspector
+	// pages are the page targets the inspector listed at start.
+	pages []int
 }
 
 // startBrowser starts the browser on display with both servers on
@@ -148,8 +150,11 @@ func (u *Upstream) startBrowser(ctx context.Context, display string, l launch, t
 			if lerr == nil && len(targets) > 0 {
 				delete(ports, httpPort)
 				for port := range ports {
-					return &browser{proc: p, automation: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-						inspector: &session.WebKitInspector{Addr: inspector, Connection: conn, Automation: slices.Max(targets) + 1}}, nil
+					b := &browser{proc: p, automation: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), pages: targets,
+						inspector: &session.WebKitInspector{Addr: inspector, Connection: conn, Automation: slices.Max(targets) + 1}}
+					client := wkinspector.NewBrowser(inspector, conn, b.inspector.Automation)
+					b.inspector.Client, p.client = client, client
+					return b, nil
 				}
 			}
 			err = lerr

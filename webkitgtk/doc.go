@@ -33,18 +33,34 @@
 // exits.
 //
 // With Inject set (wdext serve --engine webkitgtk sets it to the Profiler
-// polyfill), a new session gets wdext's HTTP proxy as its proxy capability
-// (proxyType manual, httpProxy 127.0.0.1:P) unless the client named a
-// proxy. The proxy puts the script first in every HTML document fetched
-// for a navigation (Sec-Fetch-Dest document/iframe/frame, or an Accept
-// starting with text/html), after the doctype, so it runs before any
-// script of the page in every frame, cross-site ones included; HTML
-// fetched by script comes back untouched. Measured: WebKitGTK sends
-// loopback requests through the proxy. Not covered: https (CONNECT is
-// tunnelled as is), about:blank, srcdoc and data: documents, and a page
-// whose Content-Security-Policy forbids inline scripts. With the proxy in
-// the request, MiniBrowser's reply carries no "proxy" capability (without
-// it: "proxy": {}).
+// polyfill), the script runs first in every frame, two ways:
+//
+//   - The inspector's bootstrap script (Page.enable, then
+//     Page.setBootstrapScript), set on the session's first window once the
+//     session exists and before the client hears of it (before that,
+//     Page.enable gets no answer: measured), on each window New Window
+//     opens before its reply goes out (Register takes that command over),
+//     and on every window wdext's inspector client finds later. It runs
+//     before the page's own scripts whatever the document: https,
+//     about:blank, srcdoc and data: documents, a Content-Security-Policy
+//     that forbids inline scripts, a client's own proxy; and it stays
+//     through navigations to other sites (measured).
+//   - An HTTP proxy, the fallback for windows wdext did not open (a link
+//     with target=_blank, say) until it finds them, and for a bootstrap
+//     script the inspector refused: a new session gets it as its proxy
+//     capability (proxyType manual, httpProxy 127.0.0.1:P) unless the
+//     client named a proxy. The proxy puts the script first in every HTML
+//     document fetched for a navigation (Sec-Fetch-Dest
+//     document/iframe/frame, or an Accept starting with text/html), after
+//     the doctype; HTML fetched by script comes back untouched. Measured:
+//     WebKitGTK sends loopback requests through the proxy. It does not
+//     cover https (CONNECT is tunnelled as is), about:blank, srcdoc and
+//     data: documents, nor a Content-Security-Policy that forbids inline
+//     scripts. With the proxy in the request, MiniBrowser's reply carries
+//     no "proxy" capability (without it: "proxy": {}).
+//
+// The polyfill installs itself once per realm, so running both ways is
+// harmless.
 //
 // A browser that exits, or opens no inspector within StartTimeout (20 s),
 // is "session not created" with its output. POST /session hangs forever in
@@ -73,7 +89,8 @@
 //   - an unknown element reference is "no such element", not "stale
 //     element reference";
 //   - Error stacks of scripts run by Execute Script carry no URL
-//     ("foo@", "@").
+//     ("foo@", "@");
+//   - window.open from a script returns null and opens no window.
 //
 // A command for a session wdext does not know cannot be forwarded (there
 // is no shared driver): it is "invalid session id". The same goes for a

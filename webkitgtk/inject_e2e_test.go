@@ -36,3 +36,45 @@ f.src = "` + pages.B + `/early.html";`})
 	r = do(t, "POST", s+"/execute/sync", map[string]any{"args": []any{}, "script": `return [window.early, location.origin]`})
 	assert.Equal(t, string(r.Value), `["function","`+pages.B+`"]`)
 }
+
+// Through the inspector's bootstrap script the polyfill also reaches what
+// the proxy cannot: a page whose Content-Security-Policy forbids inline
+// scripts, srcdoc and about:blank frames, and sessions whose client set
+// its own proxy.
+func TestInjectBeyondTheProxy(t *testing.T) {
+	env := e2e.StartWebKitGTK(t)
+	pages := e2e.ServePages(t, e2e.Testdata("polyfill"), nil)
+	for _, caps := range []map[string]any{{}, {"proxy": map[string]any{"proxyType": "direct"}}} {
+		id, r := newSession(t, env.URL, caps)
+		assert.Equal(t, r.Status, 200, "%s", r.Value)
+		s := env.URL + "/session/" + id
+		// Another site next: WebKit may swap processes, and with them the
+		// inspector's backend.
+		for _, site := range []string{pages.A, pages.B, pages.C} {
+			r = do(t, "POST", s+"/url", map[string]any{"url": site + "/hardened.html"})
+			assert.Equal(t, r.Status, 200, "%s", r.Value)
+			r = do(t, "POST", s+"/execute/sync", map[string]any{"args": []any{}, "script": `return [window.early,
+				typeof document.getElementById("srcdoc").contentWindow.Profiler,
+				typeof document.getElementById("blank").contentWindow.Profiler]`})
+			assert.Equal(t, string(r.Value), `["function","function","function"]`, "capabilities %v, %s", caps, site)
+		}
+		// A window opened later gets it before the client can navigate
+		// there; script opens none (window.open gives null).
+		r = do(t, "POST", s+"/execute/sync", map[string]any{"args": []any{}, "script": `return window.open("about:blank")`})
+		assert.Equal(t, string(r.Value), "null")
+		r = do(t, "POST", s+"/window/new", map[string]any{})
+		assert.Equal(t, r.Status, 200, "%s", r.Value)
+		var nw struct{ Handle, Type string }
+		assert.NilError(t, json.Unmarshal(r.Value, &nw))
+		assert.Equal(t, nw.Type, "window")
+		do(t, "POST", s+"/window", map[string]any{"handle": nw.Handle})
+		do(t, "POST", s+"/url", map[string]any{"url": pages.B + "/hardened.html"})
+		r = do(t, "POST", s+"/execute/sync", map[string]any{"args": []any{}, "script": `return [window.early, typeof document.getElementById("srcdoc").contentWindow.Profiler]`})
+		assert.Equal(t, string(r.Value), `["function","function"]`, "capabilities %v, second window", caps)
+		r = do(t, "GET", s+"/window/handles", nil)
+		var handles []string
+		assert.NilError(t, json.Unmarshal(r.Value, &handles))
+		assert.Equal(t, len(handles), 2)
+		do(t, "DELETE", s, nil)
+	}
+}

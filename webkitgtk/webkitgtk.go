@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wkinspector"
 )
 
 // Engine is the browserName WebKitWebDriver reports for MiniBrowser, and
@@ -76,6 +79,8 @@ type Upstream struct {
 	StartTimeout, NewSessionTimeout time.Duration
 	// Stderr, if set, receives the processes' output as well.
 	Stderr *os.File
+	// Log receives what goes wrong outside a request; nil: slog's default.
+	Log *slog.Logger
 	// Inject, if set, is a script every HTML document loaded over http in
 	// the sessions runs first, in every frame (polyfill.Script): sessions
 	// get wdext's injecting proxy as their proxy capability, unless the
@@ -100,6 +105,8 @@ type proc struct {
 	// browser is the browser group a driver is attached to, killed with
 	// it.
 	browser *proc
+	// client is a browser's inspector client, closed when it is killed.
+	client io.Closer
 }
 
 var subreaper sync.Once
@@ -152,6 +159,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 	if err != nil {
 		return nil, 0, nil, err
 	}
+
 	cmd := exec.Command(path, "--port="+strconv.Itoa(port), "--host=127.0.0.1", "--target="+b.automation)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
 	p, err := u.startProc(cmd)
@@ -200,6 +208,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 				}
 				u.sessions[id] = p
 				u.mu.Unlock()
+				u.bootstrap(b)
 				go func() { // owned by the driver process: ends when it exits
 					// A driver that dies by itself leaves MiniBrowser
 					// running: take the rest of its group down too.
@@ -218,6 +227,31 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 		})
 	}
 	return &driver.Instance{URL: p.url, Done: p.done, Inspector: b.inspector}, orDefault(u.NewSessionTimeout, 30*time.Second), bind, nil
+}
+
+// bootstrap makes the inspector run the injected script first in every
+// frame of the session's first window, whatever the document's scheme,
+// origin or Content-Security-Policy; the proxy covers windows opened
+// later, until wdext finds them. It runs once the session exists, before
+// the client hears of it: before that, Page.enable gets no answer
+// (measured).
+func (u *Upstream) bootstrap(b *browser) {
+	if u.Inject == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := b.inspector.Client.(*wkinspector.Browser)
+	if err := client.SetBootstrap(ctx, u.Inject, b.pages); err != nil {
+		u.logger().Warn("the polyfill is injected by the proxy only (http documents): setting it as the inspector's bootstrap script failed", "err", err)
+	}
+}
+
+func (u *Upstream) logger() *slog.Logger {
+	if u.Log != nil {
+		return u.Log
+	}
+	return slog.Default()
 }
 
 // Why returns the last lines the driver and browser of a failed start
@@ -399,6 +433,9 @@ func (p *proc) kill() {
 	syscall.Kill(-pg, syscall.SIGKILL)
 	<-p.done
 	reapGroup(pg)
+	if p.client != nil {
+		p.client.Close()
+	}
 	if p.browser != nil {
 		p.browser.kill()
 	}

@@ -30,8 +30,10 @@ type Browser struct {
 	// driver hangs (measured).
 	avoid int
 
-	mu    sync.Mutex
-	pages map[int]*Conn
+	mu        sync.Mutex
+	pages     map[int]*Conn
+	highest   int    // the highest target number with a page found so far
+	bootstrap string // run first in every frame of every page; "" for none
 }
 
 // Listing reads the target numbers the HTML page at / of the inspector's
@@ -93,7 +95,7 @@ func (b *Browser) Pages(ctx context.Context, fresh bool) ([]*Conn, error) {
 		}
 	}
 	if fresh || len(b.pages) == 0 {
-		if err := b.probe(ctx); err != nil {
+		if err := b.probe(ctx, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -109,14 +111,30 @@ func (b *Browser) Pages(ctx context.Context, fresh bool) ([]*Conn, error) {
 	return out, nil
 }
 
-// probe opens target numbers from 1 on, probeGap at a time; b.mu is held.
-func (b *Browser) probe(ctx context.Context) error {
-	empty := 0
-	for n := 1; empty < probeGap; n += probeGap {
-		batch := make([]*Conn, probeGap)
-		errs := make([]error, probeGap)
+// FindNew looks for want pages opened since the last search (a window
+// the client just opened, say), and prepares them.
+func (b *Browser) FindNew(ctx context.Context, want int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.probe(ctx, want)
+}
+
+// probe opens the target numbers above the highest page found so far
+// until it has found want new pages (0: any number) or probeGap numbers
+// in a row had none; b.mu is held. Numbers are handed out in increasing
+// order, so no page can appear below the highest one found. It opens
+// probeGap numbers at a time, or want: an empty number costs probeWait.
+func (b *Browser) probe(ctx context.Context, want int) error {
+	step := probeGap
+	if want > 0 {
+		step = want
+	}
+	empty, found := 0, 0
+	for n := b.highest + 1; empty < probeGap && (want == 0 || found < want); n += step {
+		batch := make([]*Conn, step)
+		errs := make([]error, step)
 		var wg sync.WaitGroup
-		for i := range probeGap {
+		for i := range step {
 			num := n + i
 			if num == b.avoid || b.pages[num] != nil {
 				continue
@@ -130,12 +148,16 @@ func (b *Browser) probe(ctx context.Context) error {
 		}
 		wg.Wait()
 		var failed error
-		for i := range probeGap {
+		for i := range step {
 			num := n + i
 			switch {
 			case batch[i] != nil:
-				b.pages[num] = batch[i]
+				b.add(num, batch[i])
+				found++
 				empty = 0
+				if err := b.prepare(ctx, batch[i]); err != nil {
+					failed = err
+				}
 			case errs[i] != nil && !errors.Is(errs[i], ErrNoTarget):
 				failed = errs[i]
 			case num == b.avoid || b.pages[num] != nil:
@@ -149,4 +171,51 @@ func (b *Browser) probe(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// add records the page of target number n; b.mu is held.
+func (b *Browser) add(n int, c *Conn) {
+	b.pages[n] = c
+	b.highest = max(b.highest, n)
+}
+
+// SetBootstrap makes script run first in every frame of every page, before
+// the page's own scripts and whatever its Content-Security-Policy says
+// (the inspector's Page.setBootstrapScript): in the pages known and in
+// those of target numbers open, and in every page found later.
+func (b *Browser) SetBootstrap(ctx context.Context, script string, open []int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.bootstrap = script
+	for _, n := range open {
+		if n == b.avoid || b.pages[n] != nil {
+			continue
+		}
+		c, err := Dial(ctx, b.addr, fmt.Sprintf("/socket/%d/%d/WebPage", b.connection, n), probeWait)
+		if errors.Is(err, ErrNoTarget) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b.add(n, c)
+	}
+	for _, c := range b.pages {
+		if err := b.prepare(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepare sets the bootstrap script on a page; b.mu is held. It needs the
+// Page domain enabled, which stays so.
+func (b *Browser) prepare(ctx context.Context, c *Conn) error {
+	if b.bootstrap == "" {
+		return nil
+	}
+	if err := c.EnablePage(ctx); err != nil {
+		return err
+	}
+	return c.Call(ctx, "Page.setBootstrapScript", map[string]any{"source": b.bootstrap}, nil)
 }

@@ -47,16 +47,20 @@ type Conn struct {
 	ws  *websocket.Conn
 	wmu sync.Mutex
 
-	mu      sync.Mutex
-	nextID  int64
-	page    string // the backend target commands go to; "" until created
-	ready   chan struct{}
-	pending map[int64]chan *message // by command id
-	acks    map[int64]int64         // envelope id → command id
-	subs    map[int]func(Event)
-	nextSub int
-	err     error
-	done    chan struct{}
+	mu     sync.Mutex
+	nextID int64
+	page   string // the backend target commands go to; "" until created
+	pageOn bool   // Page domain enabled on that target
+	// contexts are the frames' main-world execution contexts, by frame
+	// id, once FrameContexts has enabled Runtime; nil before.
+	contexts map[string]int64
+	ready    chan struct{}
+	pending  map[int64]chan *message // by command id
+	acks     map[int64]int64         // envelope id → command id
+	subs     map[int]func(Event)
+	nextSub  int
+	err      error
+	done     chan struct{}
 }
 
 // Dial opens the target at path (/socket/C/T/WebPage) of the inspector's
@@ -186,10 +190,45 @@ func (c *Conn) inner(m *message) {
 		}
 		m = &w
 	} else if m.Method != "" {
+		c.track(m)
 		c.emit(Event{Method: m.Method, Params: m.Params})
 		return
 	}
 	c.reply(m)
+}
+
+// track keeps FrameContexts' map: WebKit announces contexts but not
+// their end; a frame's new document replaces its context, and a detached
+// frame takes its context along.
+func (c *Conn) track(m *message) {
+	switch m.Method {
+	case "Runtime.executionContextCreated":
+		var p struct {
+			Context struct {
+				ID      int64  `json:"id"`
+				Type    string `json:"type"`
+				FrameID string `json:"frameId"`
+			} `json:"context"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.Context.Type != "normal" {
+			return
+		}
+		c.mu.Lock()
+		if c.contexts != nil {
+			c.contexts[p.Context.FrameID] = p.Context.ID
+		}
+		c.mu.Unlock()
+	case "Page.frameDetached":
+		var p struct {
+			FrameID string `json:"frameId"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return
+		}
+		c.mu.Lock()
+		delete(c.contexts, p.FrameID)
+		c.mu.Unlock()
+	}
 }
 
 // reply hands a reply to its caller. The reply to an envelope
@@ -217,6 +256,10 @@ func (c *Conn) setPage(id string) {
 	defer c.mu.Unlock()
 	if c.page == "" {
 		close(c.ready)
+	}
+	if c.page != id {
+		// A new backend, with its own agents.
+		c.pageOn, c.contexts = false, nil
 	}
 	c.page = id
 }

@@ -16,12 +16,16 @@ type browserKey struct{}
 // remote inspector.
 var ErrNoInspector = errors.New("the session's browser serves no WebKit remote inspector (wdext starts one for the WebKitGTK sessions it manages: wdext serve --engine webkitgtk)")
 
-// ForSession returns the inspector of a WebDriver session's browser; the
-// session closes its connections when it ends.
+// ForSession returns the inspector of a WebDriver session's browser: the
+// upstream's own client if it has one, else one the session closes when
+// it ends.
 func ForSession(sess *session.Session) (*Browser, error) {
 	in := sess.Inspector
 	if in == nil {
 		return nil, ErrNoInspector
+	}
+	if b, ok := in.Client.(*Browser); ok {
+		return b, nil
 	}
 	r, err := sess.Resource(browserKey{}, func() (io.Closer, error) {
 		return NewBrowser(in.Addr, in.Connection, in.Automation), nil
@@ -35,6 +39,10 @@ func ForSession(sess *session.Session) (*Browser, error) {
 // Evaluate runs expression in the page's main frame and decodes its value
 // into v.
 func (c *Conn) Evaluate(ctx context.Context, expression string, v any) error {
+	return c.evaluate(ctx, map[string]any{"expression": expression, "returnByValue": true}, v)
+}
+
+func (c *Conn) evaluate(ctx context.Context, params map[string]any, v any) error {
 	var r struct {
 		Result struct {
 			Value       any    `json:"value"`
@@ -42,11 +50,11 @@ func (c *Conn) Evaluate(ctx context.Context, expression string, v any) error {
 		} `json:"result"`
 		WasThrown bool `json:"wasThrown"`
 	}
-	if err := c.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expression, "returnByValue": true}, &r); err != nil {
+	if err := c.Call(ctx, "Runtime.evaluate", params, &r); err != nil {
 		return err
 	}
 	if r.WasThrown {
-		return fmt.Errorf("evaluating %q threw %s", expression, r.Result.Description)
+		return fmt.Errorf("evaluating %q threw %s", params["expression"], r.Result.Description)
 	}
 	return remarshal(r.Result.Value, v)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,10 +23,18 @@ import (
 // workers with their id, fails "Fail.me", ignores "Hang.me" and, for
 // "Nav.swap", swaps to a new backend target.
 type fakeInspector struct {
+	mu        sync.Mutex
 	pages     map[int]bool
 	automaton int
 	opened    atomic.Int32 // automation target opened
+	dials     atomic.Int32
 	srv       *httptest.Server
+}
+
+func (f *fakeInspector) addPage(n int) {
+	f.mu.Lock()
+	f.pages[n] = true
+	f.mu.Unlock()
 }
 
 func newFake(t *testing.T, automation int, pages ...int) *fakeInspector {
@@ -53,12 +62,16 @@ func (f *fakeInspector) serve(w http.ResponseWriter, r *http.Request) {
 	if n == f.automaton {
 		f.opened.Add(1)
 	}
+	f.dials.Add(1)
+	f.mu.Lock()
+	isPage := f.pages[n]
+	f.mu.Unlock()
 	ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
 	if err != nil {
 		return
 	}
 	defer ws.Close()
-	if !f.pages[n] {
+	if !isPage {
 		for { // a number with no page: silence
 			if _, _, err := ws.ReadMessage(); err != nil {
 				return
@@ -192,4 +205,20 @@ func TestPagesProbe(t *testing.T) {
 	again, err := b.Pages(context.Background(), false)
 	assert.NilError(t, err)
 	assert.Equal(t, again[0], pages[0])
+}
+
+// A window opened later is found by opening just the next number.
+func TestFindNew(t *testing.T) {
+	f := newFake(t, 2, 1)
+	b := NewBrowser(f.addr(), 1, 2)
+	defer b.Close()
+	assert.NilError(t, b.SetBootstrap(context.Background(), "boot()", []int{1}))
+	f.addPage(3)
+	before := f.dials.Load()
+	assert.NilError(t, b.FindNew(context.Background(), 1))
+	assert.Equal(t, f.dials.Load()-before, int32(1), "opened more than the new page's number")
+	pages, err := b.Pages(context.Background(), false)
+	assert.NilError(t, err)
+	assert.Equal(t, len(pages), 2)
+	assert.Equal(t, f.opened.Load(), int32(0))
 }

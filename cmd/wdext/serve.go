@@ -76,7 +76,7 @@ func (f *serverFlags) build() (*stack, error) {
 		}
 		// Every document gets the Profiler polyfill first (forcesample
 		// works through it).
-		up = &webkitgtk.Upstream{Driver: path, Inject: polyfill.Script("Profiler")}
+		up = &webkitgtk.Upstream{Driver: path, Inject: polyfill.Script("Profiler"), Log: log}
 	} else if f.engine != "chromium" {
 		return nil, fmt.Errorf("--engine %q: want chromium or webkitgtk", f.engine)
 	} else {
@@ -99,6 +99,9 @@ func (f *serverFlags) build() (*stack, error) {
 		},
 		Log: log,
 	})
+	if _, ok := up.(*webkitgtk.Upstream); ok {
+		webkitgtk.Register(srv)
+	}
 	forcesample.Register(srv)
 	memory.Register(srv)
 	debuggermemory.Register(srv)

@@ -38,14 +38,15 @@ type WebKitEnv struct {
 	Upstream *webkitgtk.Upstream
 }
 
-// StartWebKitGTK runs wdext, with the extensions given, in front of a
-// webkitgtk.Upstream that injects the Profiler polyfill into every
-// document; everything stops when the test ends.
+// StartWebKitGTK runs wdext, with webkitgtk's commands and the
+// extensions given, in front of a webkitgtk.Upstream that injects the
+// Profiler polyfill into every document; everything stops when the test
+// ends.
 func StartWebKitGTK(t testing.TB, extensions ...func(*webdriver.Server)) *WebKitEnv {
 	t.Helper()
 	path := RequireWebKitGTK(t)
 	up := &webkitgtk.Upstream{Driver: path, Inject: polyfill.Script("Profiler")}
-	srv, url := serve(t, up, nil, extensions)
+	srv, url := serve(t, up, nil, append([]func(*webdriver.Server){webkitgtk.Register}, extensions...))
 	return &WebKitEnv{URL: url, Server: srv, Upstream: up}
 }
 

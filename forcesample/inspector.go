@@ -1,0 +1,83 @@
+package forcesample
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/wdext/wdext/polyfill"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wkinspector"
+)
+
+// forceExpression forces the sample through the polyfill in one realm.
+const forceExpression = "(() => { " + polyfill.ForceSampleScript + " })()"
+
+// WebKitInspector forces a sample through the Profiler polyfill in every
+// frame of every window of a session whose browser serves WebKit's
+// remote inspector: in each frame's main world by its execution context,
+// all frames of all windows at once. Unlike the WebDriver walk (WebKitGTK)
+// it switches no window or frame, so a client command sent meanwhile
+// lands where the client is.
+func WebKitInspector(ctx context.Context, sess *session.Session) error {
+	b, err := wkinspector.ForSession(sess)
+	if err != nil {
+		return err
+	}
+	var handles []string
+	if err := webdriver.AskDriver(ctx, sess, "GET", "window/handles", nil, &handles); err != nil {
+		return err
+	}
+	pages, err := b.Pages(ctx, false)
+	if err != nil {
+		return err
+	}
+	if len(pages) < len(handles) {
+		// A window wdext did not open (a target=_blank link, say).
+		if pages, err = b.Pages(ctx, true); err != nil {
+			return err
+		}
+	}
+	if len(pages) < len(handles) {
+		return fmt.Errorf("the inspector shows %d pages for the session's %d windows", len(pages), len(handles))
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(pages))
+	for i, p := range pages {
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			errs[i] = forcePage(ctx, p)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// forcePage forces the sample in every frame of one page.
+func forcePage(ctx context.Context, page *wkinspector.Conn) error {
+	contexts, err := page.FrameContexts(ctx)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for frame, id := range contexts {
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			var n int
+			if err := page.EvaluateIn(ctx, id, forceExpression, &n); err != nil && ctx.Err() != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("frame %s: %w", frame, err))
+				mu.Unlock()
+			}
+			// Otherwise the frame went away meanwhile: nothing to sample.
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,2 @@
+// Runs while hardened.html parses: the polyfill must be there already.
+window.early = typeof Profiler;
