@@ -12,8 +12,6 @@ import (
 
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
-	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/webdriver/wdclient"
 )
 
@@ -107,12 +105,7 @@ func BenchmarkForceSample(b *testing.B) {
 //
 //	go test ./forcesample -run XXX -bench ForceSampleWebKitGTK -benchtime 200x
 func BenchmarkForceSampleWebKitGTK(b *testing.B) {
-	walk := func(srv *webdriver.Server) {
-		srv.Handle("POST", "/session/{id}/wdext-test/walk", func(ctx context.Context, sess *session.Session, _ []byte) (any, error) {
-			return nil, forcesample.WebKitGTK(ctx, sess)
-		})
-	}
-	env := e2e.StartWebKitGTK(b, forcesample.Register, walk)
+	env := e2e.StartWebKitGTK(b, forcesample.Register, registerWalk)
 	pages := e2e.ServePages(b, e2e.Testdata(), nil)
 	c := e2e.NewRawSession(b, env.URL, map[string]any{})
 	c.Call("POST", "/url", map[string]any{"url": pages.A + "/forcesample/top.html?cross=" + pages.B + "&nested=" + pages.C}, nil)

@@ -37,16 +37,19 @@ func switchFrame(c *e2e.RawSession, id string) {
 // the inspector (what the command does for sessions wdext runs) and by
 // the WebDriver walk (for WebKitGTK drivers wdext does not run).
 func TestForceSampleWebKitGTK(t *testing.T) {
-	walk := func(srv *webdriver.Server) {
-		srv.Handle("POST", "/session/{id}/wdext-test/walk", func(ctx context.Context, sess *session.Session, _ []byte) (any, error) {
-			return nil, forcesample.WebKitGTK(ctx, sess)
-		})
-	}
-	env := e2e.StartWebKitGTK(t, forcesample.Register, walk)
+	env := e2e.StartWebKitGTK(t, forcesample.Register, registerWalk)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	for _, force := range []string{"/forcesample", "/wdext-test/walk"} {
 		t.Run(strings.TrimPrefix(force, "/"), func(t *testing.T) { forceEverywhere(t, env, pages, force) })
 	}
+}
+
+// registerWalk adds POST /session/{id}/wdext-test/walk: the force by the
+// WebDriver walk, which the command uses for drivers wdext does not run.
+func registerWalk(srv *webdriver.Server) {
+	srv.Handle("POST", "/session/{id}/wdext-test/walk", func(ctx context.Context, sess *session.Session, _ []byte) (any, error) {
+		return nil, forcesample.WebKitGTK(ctx, sess)
+	})
 }
 
 func forceEverywhere(t *testing.T, env *e2e.WebKitEnv, pages *e2e.Pages, force string) {

@@ -2,8 +2,11 @@ package webkitgtk_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 
@@ -39,12 +42,17 @@ f.src = "` + pages.B + `/early.html";`})
 
 // Through the inspector's bootstrap script the polyfill also reaches what
 // the proxy cannot: a page whose Content-Security-Policy forbids inline
-// scripts, srcdoc and about:blank frames, and sessions whose client set
-// its own proxy.
+// scripts, srcdoc, about:blank and data: frames, https pages, windows
+// opened with New Window, and sessions whose client set its own proxy.
 func TestInjectBeyondTheProxy(t *testing.T) {
 	env := e2e.StartWebKitGTK(t)
 	pages := e2e.ServePages(t, e2e.Testdata("polyfill"), nil)
-	for _, caps := range []map[string]any{{}, {"proxy": map[string]any{"proxyType": "direct"}}} {
+	tlsPage := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><title>tls</title><script>window.early = typeof Profiler</script><body>`))
+	}))
+	t.Cleanup(tlsPage.Close)
+	for _, caps := range []map[string]any{{"acceptInsecureCerts": true}, {"acceptInsecureCerts": true, "proxy": map[string]any{"proxyType": "direct"}}} {
 		id, r := newSession(t, env.URL, caps)
 		assert.Equal(t, r.Status, 200, "%s", r.Value)
 		s := env.URL + "/session/" + id
@@ -58,6 +66,23 @@ func TestInjectBeyondTheProxy(t *testing.T) {
 				typeof document.getElementById("blank").contentWindow.Profiler]`})
 			assert.Equal(t, string(r.Value), `["function","function","function"]`, "capabilities %v, %s", caps, site)
 		}
+		// https (the proxy only tunnels it) and a data: frame.
+		r = do(t, "POST", s+"/url", map[string]any{"url": tlsPage.URL})
+		assert.Equal(t, r.Status, 200, "%s", r.Value)
+		r = do(t, "POST", s+"/execute/sync", map[string]any{"args": []any{}, "script": `const f = document.createElement("iframe");
+			f.src = "data:text/html,<p>data"; document.body.append(f); return [location.protocol, window.early]`})
+		assert.Equal(t, string(r.Value), `["https:","function"]`, "capabilities %v", caps)
+		for i := 0; ; i++ {
+			do(t, "POST", s+"/frame", map[string]any{"id": 0})
+			r = do(t, "POST", s+"/execute/sync", map[string]any{"args": []any{}, "script": `return [location.protocol, typeof Profiler]`})
+			do(t, "POST", s+"/frame", map[string]any{"id": nil})
+			if string(r.Value) == `["data:","function"]` {
+				break
+			}
+			assert.Assert(t, i < 100, "capabilities %v: data: frame: %s", caps, r.Value)
+			time.Sleep(20 * time.Millisecond)
+		}
+
 		// A window opened later gets it before the client can navigate
 		// there; script opens none (window.open gives null).
 		r = do(t, "POST", s+"/execute/sync", map[string]any{"args": []any{}, "script": `return window.open("about:blank")`})

@@ -72,7 +72,7 @@ type result struct {
 	Err    *webdriver.Error
 }
 
-func do(t *testing.T, method, url string, body any) result {
+func do(t testing.TB, method, url string, body any) result {
 	t.Helper()
 	var rd *bytes.Reader
 	if body != nil {
@@ -97,7 +97,7 @@ func do(t *testing.T, method, url string, body any) result {
 	return r
 }
 
-func newSession(t *testing.T, base string, always map[string]any) (string, result) {
+func newSession(t testing.TB, base string, always map[string]any) (string, result) {
 	t.Helper()
 	r := do(t, "POST", base+"/session", map[string]any{"capabilities": map[string]any{"alwaysMatch": always}})
 	var v struct {

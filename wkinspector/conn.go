@@ -54,13 +54,16 @@ type Conn struct {
 	// contexts are the frames' main-world execution contexts, by frame
 	// id, once FrameContexts has enabled Runtime; nil before.
 	contexts map[string]int64
-	ready    chan struct{}
-	pending  map[int64]chan *message // by command id
-	acks     map[int64]int64         // envelope id → command id
-	subs     map[int]func(Event)
-	nextSub  int
-	err      error
-	done     chan struct{}
+	// workers are the page's dedicated workers, once Workers has enabled
+	// the Worker domain; nil before.
+	workers map[string]Worker
+	ready   chan struct{}
+	pending map[int64]chan *message // by command id
+	acks    map[int64]int64         // envelope id → command id
+	subs    map[int]func(Event)
+	nextSub int
+	err     error
+	done    chan struct{}
 }
 
 // Dial opens the target at path (/socket/C/T/WebPage) of the inspector's
@@ -82,6 +85,8 @@ func Dial(ctx context.Context, addr, path string, wait time.Duration) (*Conn, er
 	case <-c.ready:
 		return c, nil
 	case <-c.done:
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		return nil, fmt.Errorf("wkinspector: %s%s: %w", addr, path, c.err)
 	case <-t.C:
 		c.Close()
@@ -197,9 +202,9 @@ func (c *Conn) inner(m *message) {
 	c.reply(m)
 }
 
-// track keeps FrameContexts' map: WebKit announces contexts but not
-// their end; a frame's new document replaces its context, and a detached
-// frame takes its context along.
+// track keeps what FrameContexts and Workers return. WebKit announces
+// contexts but not their end: a frame's new document replaces its
+// context, and a detached frame takes its context along.
 func (c *Conn) track(m *message) {
 	switch m.Method {
 	case "Runtime.executionContextCreated":
@@ -217,6 +222,24 @@ func (c *Conn) track(m *message) {
 		if c.contexts != nil {
 			c.contexts[p.Context.FrameID] = p.Context.ID
 		}
+		c.mu.Unlock()
+	case "Worker.workerCreated":
+		var w Worker
+		if json.Unmarshal(m.Params, &w) != nil {
+			return
+		}
+		c.mu.Lock()
+		if c.workers != nil {
+			c.workers[w.ID] = w
+		}
+		c.mu.Unlock()
+	case "Worker.workerTerminated":
+		var w Worker
+		if json.Unmarshal(m.Params, &w) != nil {
+			return
+		}
+		c.mu.Lock()
+		delete(c.workers, w.ID)
 		c.mu.Unlock()
 	case "Page.frameDetached":
 		var p struct {
@@ -259,7 +282,7 @@ func (c *Conn) setPage(id string) {
 	}
 	if c.page != id {
 		// A new backend, with its own agents.
-		c.pageOn, c.contexts = false, nil
+		c.pageOn, c.contexts, c.workers = false, nil, nil
 	}
 	c.page = id
 }

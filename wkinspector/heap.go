@@ -2,9 +2,9 @@ package wkinspector
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
-	"sync"
+	"slices"
+	"strings"
 )
 
 // Worker is a dedicated worker of a page (Worker.workerCreated).
@@ -13,31 +13,31 @@ type Worker struct {
 	URL string `json:"url"`
 }
 
-// Workers returns the page's dedicated workers, which Worker.enable
-// announces before it replies. The domain stays enabled, as CallWorker
-// needs.
+// Workers returns the page's dedicated workers. The first call enables
+// the Worker domain, which announces the workers there are before it
+// replies; from then on the connection keeps the list from the domain's
+// events (workerCreated, workerTerminated), so later calls cost no round
+// trip. The domain stays enabled, as CallWorker needs.
 func (c *Conn) Workers(ctx context.Context) ([]Worker, error) {
-	var mu sync.Mutex
-	var workers []Worker
-	stop := c.Subscribe(func(e Event) {
-		if e.Worker != "" || e.Method != "Worker.workerCreated" {
-			return
-		}
-		var w Worker
-		if json.Unmarshal(e.Params, &w) == nil {
-			mu.Lock()
-			workers = append(workers, w)
-			mu.Unlock()
-		}
-	})
-	defer stop()
-	c.Call(ctx, "Worker.disable", nil, nil) // so that enable announces them all
-	if err := c.Call(ctx, "Worker.enable", nil, nil); err != nil {
-		return nil, err
+	c.mu.Lock()
+	tracking := c.workers != nil
+	if !tracking {
+		c.workers = map[string]Worker{}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	return workers, nil
+	c.mu.Unlock()
+	if !tracking {
+		if err := c.Call(ctx, "Worker.enable", nil, nil); err != nil {
+			c.mu.Lock()
+			c.workers = nil
+			c.mu.Unlock()
+			return nil, err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := slices.Collect(maps.Values(c.workers))
+	slices.SortFunc(out, func(a, b Worker) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
 }
 
 // callVM sends a command to the page (worker "") or to one of its

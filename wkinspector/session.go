@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
@@ -113,8 +114,11 @@ func pickMarked(ctx context.Context, sess *session.Session, pages []*Conn) (*Con
 		}
 	}
 	defer func() {
+		// Even when the command ran out of time: the marks must go.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
 		for _, p := range pages {
-			p.Evaluate(context.WithoutCancel(ctx), fmt.Sprintf("delete window[%s]", markKey), nil)
+			p.Evaluate(ctx, fmt.Sprintf("delete window[%s]", markKey), nil)
 		}
 	}()
 	var mark *int
