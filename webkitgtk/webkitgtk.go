@@ -81,10 +81,11 @@ type Upstream struct {
 	Stderr *os.File
 	// Log receives what goes wrong outside a request; nil: slog's default.
 	Log *slog.Logger
-	// Inject, if set, is a script every HTML document loaded over http in
-	// the sessions runs first, in every frame (polyfill.Script): sessions
-	// get wdext's injecting proxy as their proxy capability, unless the
-	// client asked for a proxy itself (then nothing is injected).
+	// Inject, if set, is a script every document of the sessions runs
+	// first, in every frame (polyfill.Script): the inspector's bootstrap
+	// script, and wdext's injecting proxy as the sessions' proxy
+	// capability unless the client asked for a proxy itself (see the
+	// package documentation).
 	Inject string
 
 	mu       sync.Mutex
@@ -231,8 +232,8 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 
 // bootstrap makes the inspector run the injected script first in every
 // frame of the session's first window, whatever the document's scheme,
-// origin or Content-Security-Policy; the proxy covers windows opened
-// later, until wdext finds them. It runs once the session exists, before
+// origin or Content-Security-Policy (New Window prepares the others; see
+// Register). It runs once the session exists, before
 // the client hears of it: a Page.enable sent before the automation session
 // exists is never answered, not even after (measured). It takes ~250 ms,
 // ~200 of them Page.enable's.
