@@ -34,7 +34,7 @@ func TestCreateNewMemoryMeasurementEmptyEntryPosition(t *testing.T) {
 		again := CreateNewMemoryMeasurement(intermediate, rand.New(rand.NewPCG(seed, 0)))
 		assert.DeepEqual(t, m, again)
 		for i, e := range m.Breakdown {
-			if e.isEmptyEntry() {
+			if e.IsEmpty() {
 				seen[i] = true
 			}
 		}

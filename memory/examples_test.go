@@ -189,7 +189,7 @@ func TestSpecExamples(t *testing.T) {
 				if len(older.Breakdown) > 0 {
 					assert.Error(t, Validate(older), "breakdown: no empty entry {bytes: 0, attribution: [], types: []}; one is inserted whenever the breakdown is not empty")
 				}
-				want.Breakdown = slices.DeleteFunc(want.Breakdown, MemoryBreakdownEntry.isEmptyEntry)
+				want.Breakdown = slices.DeleteFunc(want.Breakdown, MemoryBreakdownEntry.IsEmpty)
 				assert.DeepEqual(t, canonical(older), canonical(want))
 			})
 		})

@@ -13,30 +13,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/wire"
 )
-
-// GCResult is the gc command's value.
-type GCResult struct {
-	Targets []GCTarget `json:"targets"`
-}
-
-// GCTarget is one isolate's garbage collection. Targets that share an
-// isolate (the page and a same-site frame nested in a cross-site iframe)
-// share one heap, collected once and reported once, under the first of
-// them: the page, else an iframe.
-type GCTarget struct {
-	// Type is the CDP target type: "page", "iframe" (out of process) or
-	// "worker" (dedicated).
-	Type string `json:"type"`
-	URL  string `json:"url"`
-	// UsedBefore and UsedAfter are the isolate's used JavaScript heap
-	// (Runtime.getHeapUsage usedSize) in bytes, before and after. On
-	// WebKit, UsedAfter is the VM's live heap (a heap snapshot's cells)
-	// and UsedBefore is absent: JavaScriptCore tells no size without a
-	// snapshot, which collects garbage first.
-	UsedBefore uint64 `json:"usedBefore,omitempty"`
-	UsedAfter  uint64 `json:"usedAfter"`
-}
 
 // CollectGarbage runs a full garbage collection (HeapProfiler.collectGarbage)
 // in every isolate of the top-level browsing context of the window handle:
@@ -116,3 +94,9 @@ func CollectGarbage(ctx context.Context, b *cdp.Browser, handle string) (*GCResu
 	}
 	return res, nil
 }
+
+// The gc command's value is a wire type.
+type (
+	GCResult = wire.GCResult
+	GCTarget = wire.GCTarget
+)

@@ -47,7 +47,7 @@ func Validate(m MemoryMeasurement) error {
 		var carry uint64
 		sum, carry = bits.Add64(sum, e.Bytes, 0)
 		overflow = overflow || carry != 0
-		hasEmpty = hasEmpty || e.isEmptyEntry()
+		hasEmpty = hasEmpty || e.IsEmpty()
 		for j, a := range e.Attribution {
 			p.attribution(fmt.Sprintf("breakdown[%d].attribution[%d].", i, j), a)
 		}

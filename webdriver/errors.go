@@ -2,114 +2,61 @@ package webdriver
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
+
+	"github.com/wdext/wdext/wire"
 )
 
-// ErrorCode is a W3C WebDriver error code, the "error" field of an error
-// reply (WebDriver §6.6).
-type ErrorCode string
+// The W3C error model lives in package wire, where clients import it
+// without the server; these names keep the server's code short.
+type (
+	ErrorCode = wire.ErrorCode
+	Error     = wire.Error
+)
 
-// The W3C error codes, with the HTTP status each one travels with.
+// The W3C error codes (see package wire).
 const (
-	ElementClickIntercepted ErrorCode = "element click intercepted"
-	ElementNotInteractable  ErrorCode = "element not interactable"
-	InsecureCertificate     ErrorCode = "insecure certificate"
-	InvalidArgument         ErrorCode = "invalid argument"
-	InvalidCookieDomain     ErrorCode = "invalid cookie domain"
-	InvalidElementState     ErrorCode = "invalid element state"
-	InvalidSelector         ErrorCode = "invalid selector"
-	InvalidSessionID        ErrorCode = "invalid session id"
-	JavascriptError         ErrorCode = "javascript error"
-	MoveTargetOutOfBounds   ErrorCode = "move target out of bounds"
-	NoSuchAlert             ErrorCode = "no such alert"
-	NoSuchCookie            ErrorCode = "no such cookie"
-	NoSuchElement           ErrorCode = "no such element"
-	NoSuchFrame             ErrorCode = "no such frame"
-	NoSuchWindow            ErrorCode = "no such window"
-	NoSuchShadowRoot        ErrorCode = "no such shadow root"
-	ScriptTimeout           ErrorCode = "script timeout"
-	SessionNotCreated       ErrorCode = "session not created"
-	StaleElementReference   ErrorCode = "stale element reference"
-	DetachedShadowRoot      ErrorCode = "detached shadow root"
-	Timeout                 ErrorCode = "timeout"
-	UnableToSetCookie       ErrorCode = "unable to set cookie"
-	UnableToCaptureScreen   ErrorCode = "unable to capture screen"
-	UnexpectedAlertOpen     ErrorCode = "unexpected alert open"
-	UnknownCommand          ErrorCode = "unknown command"
-	UnknownError            ErrorCode = "unknown error"
-	UnknownMethod           ErrorCode = "unknown method"
-	UnsupportedOperation    ErrorCode = "unsupported operation"
+	ElementClickIntercepted = wire.ElementClickIntercepted
+	ElementNotInteractable  = wire.ElementNotInteractable
+	InsecureCertificate     = wire.InsecureCertificate
+	InvalidArgument         = wire.InvalidArgument
+	InvalidCookieDomain     = wire.InvalidCookieDomain
+	InvalidElementState     = wire.InvalidElementState
+	InvalidSelector         = wire.InvalidSelector
+	InvalidSessionID        = wire.InvalidSessionID
+	JavascriptError         = wire.JavascriptError
+	MoveTargetOutOfBounds   = wire.MoveTargetOutOfBounds
+	NoSuchAlert             = wire.NoSuchAlert
+	NoSuchCookie            = wire.NoSuchCookie
+	NoSuchElement           = wire.NoSuchElement
+	NoSuchFrame             = wire.NoSuchFrame
+	NoSuchWindow            = wire.NoSuchWindow
+	NoSuchShadowRoot        = wire.NoSuchShadowRoot
+	ScriptTimeout           = wire.ScriptTimeout
+	SessionNotCreated       = wire.SessionNotCreated
+	StaleElementReference   = wire.StaleElementReference
+	DetachedShadowRoot      = wire.DetachedShadowRoot
+	Timeout                 = wire.Timeout
+	UnableToSetCookie       = wire.UnableToSetCookie
+	UnableToCaptureScreen   = wire.UnableToCaptureScreen
+	UnexpectedAlertOpen     = wire.UnexpectedAlertOpen
+	UnknownCommand          = wire.UnknownCommand
+	UnknownError            = wire.UnknownError
+	UnknownMethod           = wire.UnknownMethod
+	UnsupportedOperation    = wire.UnsupportedOperation
 )
 
-var statusByCode = map[ErrorCode]int{
-	ElementClickIntercepted: http.StatusBadRequest,
-	ElementNotInteractable:  http.StatusBadRequest,
-	InsecureCertificate:     http.StatusBadRequest,
-	InvalidArgument:         http.StatusBadRequest,
-	InvalidCookieDomain:     http.StatusBadRequest,
-	InvalidElementState:     http.StatusBadRequest,
-	InvalidSelector:         http.StatusBadRequest,
-	InvalidSessionID:        http.StatusNotFound,
-	JavascriptError:         http.StatusInternalServerError,
-	MoveTargetOutOfBounds:   http.StatusInternalServerError,
-	NoSuchAlert:             http.StatusNotFound,
-	NoSuchCookie:            http.StatusNotFound,
-	NoSuchElement:           http.StatusNotFound,
-	NoSuchFrame:             http.StatusNotFound,
-	NoSuchWindow:            http.StatusNotFound,
-	NoSuchShadowRoot:        http.StatusNotFound,
-	ScriptTimeout:           http.StatusInternalServerError,
-	SessionNotCreated:       http.StatusInternalServerError,
-	StaleElementReference:   http.StatusNotFound,
-	DetachedShadowRoot:      http.StatusNotFound,
-	Timeout:                 http.StatusInternalServerError,
-	UnableToSetCookie:       http.StatusInternalServerError,
-	UnableToCaptureScreen:   http.StatusInternalServerError,
-	UnexpectedAlertOpen:     http.StatusInternalServerError,
-	UnknownCommand:          http.StatusNotFound,
-	UnknownError:            http.StatusInternalServerError,
-	UnknownMethod:           http.StatusMethodNotAllowed,
-	UnsupportedOperation:    http.StatusInternalServerError,
-}
-
-// Status is the HTTP status the spec pairs with the code; unknown codes
-// are treated as "unknown error" (500).
-func (c ErrorCode) Status() int {
-	if s, ok := statusByCode[c]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
-
-// Error is a WebDriver error: a code and a human-readable message. Handlers
-// return it and the server writes it as the W3C error envelope.
-type Error struct {
-	Code    ErrorCode
-	Message string
-}
-
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+// ContentType is the media type of every reply (wire.ContentType).
+const ContentType = wire.ContentType
 
 // Errorf builds an *Error with a formatted message.
-func Errorf(code ErrorCode, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
+func Errorf(code ErrorCode, format string, args ...any) *Error { return wire.Errorf(code, format, args...) }
 
-// AsError turns any error into a WebDriver error: an *Error (anywhere in the
-// chain) keeps its code, anything else becomes "unknown error".
-func AsError(err error) *Error {
-	var we *Error
-	if errors.As(err, &we) {
-		return we
-	}
-	return &Error{Code: UnknownError, Message: err.Error()}
-}
+// AsError turns any error into a WebDriver error (wire.AsError).
+func AsError(err error) *Error { return wire.AsError(err) }
 
-// ContentType is the media type of every reply, errors included; some
-// clients (tebeka/selenium) reject anything else.
-const ContentType = "application/json; charset=utf-8"
+// ParseError reads a W3C error reply body (wire.ParseError).
+func ParseError(body []byte) (*Error, bool) { return wire.ParseError(body) }
 
 // WriteValue writes a success reply: {"value": v}.
 func WriteValue(w http.ResponseWriter, v any) {
@@ -129,7 +76,7 @@ func WriteValue(w http.ResponseWriter, v any) {
 // WriteError writes err as the W3C error envelope with its HTTP status.
 func WriteError(w http.ResponseWriter, err error) {
 	we := AsError(err)
-	body, _ := json.Marshal(errorEnvelope{Value: errorValue{
+	body, _ := json.Marshal(wire.ErrorEnvelope{Value: wire.ErrorValue{
 		Error: string(we.Code), Message: we.Message, Stacktrace: "",
 	}})
 	w.Header().Set("Content-Type", ContentType)
@@ -138,22 +85,3 @@ func WriteError(w http.ResponseWriter, err error) {
 	w.Write(body)
 }
 
-type errorEnvelope struct {
-	Value errorValue `json:"value"`
-}
-
-type errorValue struct {
-	Error      string `json:"error"`
-	Message    string `json:"message"`
-	Stacktrace string `json:"stacktrace"`
-	Data       any    `json:"data,omitempty"`
-}
-
-// ParseError reads a W3C error reply body; ok is false when body is not one.
-func ParseError(body []byte) (e *Error, ok bool) {
-	var env errorEnvelope
-	if json.Unmarshal(body, &env) != nil || env.Value.Error == "" {
-		return nil, false
-	}
-	return &Error{Code: ErrorCode(env.Value.Error), Message: env.Value.Message}, true
-}

@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/wdext/wdext/wire"
 )
 
 // Proxy forwards commands to the upstream driver unchanged: method, path,
@@ -211,7 +213,7 @@ func jsonReply(resp *http.Response) error {
 		return nil
 	}
 	we := Errorf(UnknownError, "upstream answered %s with %q: %s", resp.Status, mt, bytes.TrimSpace(body))
-	wrapped, _ := json.Marshal(errorEnvelope{Value: errorValue{Error: string(we.Code), Message: we.Message}})
+	wrapped, _ := json.Marshal(wire.ErrorEnvelope{Value: wire.ErrorValue{Error: string(we.Code), Message: we.Message}})
 	resp.Body = io.NopCloser(bytes.NewReader(wrapped))
 	resp.ContentLength = int64(len(wrapped))
 	resp.Header.Set("Content-Length", fmt.Sprint(len(wrapped)))

@@ -15,30 +15,6 @@ import (
 	"github.com/wdext/wdext/webdriver"
 )
 
-// CensusArgs are the parameters of the census command.
-type CensusArgs struct {
-	// Breakdown is takeCensus's breakdown; absent means the default.
-	Breakdown json.RawMessage `json:"breakdown,omitempty"`
-	// Targets is "page" (the default) or "all".
-	Targets string `json:"targets,omitempty"`
-}
-
-// TargetCensus is one isolate's census in a "targets": "all" reply.
-type TargetCensus struct {
-	Type     string `json:"type"` // "page", "iframe" or "worker"
-	URL      string `json:"url"`
-	TargetID string `json:"targetId"`
-	Census   any    `json:"census"` // null if Error is set
-	// Error says why a frame or worker has no census (it went away, or
-	// its snapshot failed).
-	Error string `json:"error,omitempty"`
-}
-
-// AllCensus is the reply to a "targets": "all" census.
-type AllCensus struct {
-	Targets []TargetCensus `json:"targets"`
-}
-
 // parseBreakdown parses a breakdown, turning census errors into invalid
 // argument naming the bad part.
 func parseBreakdown(raw json.RawMessage) (census.Breakdown, error) {

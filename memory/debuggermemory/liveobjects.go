@@ -14,31 +14,6 @@ import (
 	"github.com/wdext/wdext/webdriver"
 )
 
-// LiveObjectGroup is the live objects of one class allocated at one
-// stack, after WebKit's live object profiler (instanceSize, createdFrom).
-type LiveObjectGroup struct {
-	// CreatedFrom is the allocation stack, youngest frame first; empty for
-	// objects allocated with no JavaScript on the stack; null on WebKit,
-	// which keeps no allocation stacks.
-	CreatedFrom []heapsnapshot.Frame `json:"createdFrom"`
-	// Class is the JavaScript class (heapsnapshot.Snapshot.ClassName), or
-	// the V8 node type in parentheses for what is not a JavaScript object:
-	// "(string)", "(array)", "(code)", ...
-	Class string `json:"class"`
-	Count int64  `json:"count"`
-	// InstanceSize is the bytes the group's objects use directly (the sum
-	// of their self sizes).
-	InstanceSize int64 `json:"instanceSize"`
-}
-
-// LiveObjects is the reply of live-objects/stop.
-type LiveObjects struct {
-	// LiveObjects are the groups, largest InstanceSize first.
-	LiveObjects  []LiveObjectGroup `json:"liveObjects"`
-	Count        int64             `json:"count"`
-	InstanceSize int64             `json:"instanceSize"`
-}
-
 // liveObjects is a session's allocation tracking between start and stop.
 type liveObjects struct {
 	mu sync.Mutex

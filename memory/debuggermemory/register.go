@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // The commands' URI templates.
@@ -54,3 +55,21 @@ func decodeStrict(body []byte, v any, known ...string) error {
 	}
 	return webdriver.DecodeArgs(body, v)
 }
+
+// The commands' parameters and values are wire types.
+type (
+	CensusArgs         = wire.CensusArgs
+	TargetCensus       = wire.TargetCensus
+	AllCensus          = wire.AllCensus
+	AllocationSettings = wire.AllocationSettings
+	AllocationArgs     = wire.AllocationArgs
+	AllocationEntry    = wire.AllocationEntry
+	AllocationsLog     = wire.AllocationsLog
+	GCSlice            = wire.GCSlice
+	GCEntry            = wire.GCEntry
+	GCLog              = wire.GCLog
+	GCLogState         = wire.GCLogState
+	GCLogArgs          = wire.GCLogArgs
+	LiveObjectGroup    = wire.LiveObjectGroup
+	LiveObjects        = wire.LiveObjects
+)

@@ -2,6 +2,8 @@ package heapsnapshot
 
 import (
 	"iter"
+
+	"github.com/wdext/wdext/wire"
 )
 
 // Snapshot is a parsed heap snapshot. Nodes are numbered 0..NodeCount()-1
@@ -131,16 +133,6 @@ func (s *Snapshot) edge(e int) Edge {
 	return ed
 }
 
-// Frame is one frame of an allocation stack. The JSON names are those of
-// SpiderMonkey's SavedFrame.
-type Frame struct {
-	FunctionDisplayName string `json:"functionDisplayName"`
-	Source              string `json:"source"`   // script URL or name
-	SourceID            int    `json:"sourceId"` // V8 script id
-	Line                int    `json:"line"`     // 1-based; 0 if unknown
-	Column              int    `json:"column"`   // 1-based; 0 if unknown
-}
-
 // Stack returns the allocation stack of trace node id, youngest frame
 // first, and whether id names a trace node. The top-level trace node is
 // V8's synthetic "(root)"; it stands for an empty stack and yields an empty,
@@ -163,3 +155,7 @@ func (s *Snapshot) Stack(id uint32) ([]Frame, bool) {
 	}
 	return frames, true
 }
+
+// Frame is one frame of an allocation stack (a wire type: clients decode
+// it in allocation logs and live objects).
+type Frame = wire.Frame
