@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/wdext/wdext/session"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/wdext/wdext/engine"
 )
 
 // Instance is one running upstream driver.
@@ -22,9 +23,9 @@ type Instance struct {
 	// Done is closed when the driver process exits; nil when wdext does not
 	// manage the process (a remote upstream).
 	Done <-chan struct{}
-	// Inspector is the browser's WebKit remote inspector, when wdext
-	// started the browser with one.
-	Inspector *session.WebKitInspector
+	// Bind, if set, makes the engine of each session created on the
+	// instance (see package engine); nil: the sessions have none.
+	Bind engine.Binder
 }
 
 // Alive reports whether the instance's process is still running.
@@ -52,16 +53,26 @@ type Upstream interface {
 }
 
 // Remote is a driver or grid that is already running at URL.
-type Remote struct{ URL *url.URL }
+type Remote struct {
+	URL *url.URL
+	// Bind makes the engines of its sessions (typically engine.First of
+	// every engine's binder: any browser may answer).
+	Bind engine.Binder
+}
 
 // Current returns the remote URL; its liveness is the remote's business.
-func (r Remote) Current(context.Context) (*Instance, error) { return &Instance{URL: r.URL}, nil }
+func (r Remote) Current(context.Context) (*Instance, error) {
+	return &Instance{URL: r.URL, Bind: r.Bind}, nil
+}
 
 // Managed is false: wdext does not own the remote's browsers.
 func (Remote) Managed() bool { return false }
 
 // Close does nothing.
 func (Remote) Close() error { return nil }
+
+func (r Remote) String() string { return r.URL.Redacted() }
+
 
 // Chromedriver starts and supervises chromedriver processes.
 type Chromedriver struct {
@@ -73,6 +84,8 @@ type Chromedriver struct {
 	StartTimeout time.Duration
 	// Stderr receives the driver's output; nil discards it.
 	Stderr *os.File
+	// Bind makes the engine of each session.
+	Bind engine.Binder
 
 	// startMu serialises starts (a start can take seconds); mu guards the
 	// fields below and is never held across a start, so Ready and Kill
@@ -89,6 +102,9 @@ type process struct {
 	Instance
 	cmd  *exec.Cmd
 	done chan struct{}
+	// killed makes kill signal the group once: after the leader is
+	// reaped its group id may name someone else's processes.
+	killed sync.Once
 }
 
 // FindChromedriver returns explicit if set, else chromedriver from $PATH,
@@ -108,6 +124,8 @@ func FindChromedriver(explicit string) (string, error) {
 
 // Managed is true: wdext owns the process and its browsers.
 func (c *Chromedriver) Managed() bool { return true }
+
+func (c *Chromedriver) String() string { return "managed " + c.Path }
 
 // Current returns the running chromedriver, starting a new one when there
 // is none or the last one died.
@@ -183,6 +201,7 @@ func (c *Chromedriver) start(ctx context.Context) (*process, error) {
 	p := &process{cmd: cmd, done: done}
 	p.URL = &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}
 	p.Done = done
+	p.Bind = c.Bind
 	go func() { // owned by the process: ends when it exits
 		cmd.Wait()
 		close(done)
@@ -210,8 +229,14 @@ func (c *Chromedriver) start(ctx context.Context) (*process, error) {
 	}
 }
 
-// kill ends the driver's whole process group and waits for it.
+// kill ends the driver's whole process group and waits for it; later
+// calls only wait.
 func (p *process) kill() {
+	p.killed.Do(p.killGroup)
+	<-p.done
+}
+
+func (p *process) killGroup() {
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
 	select {
 	case <-p.done:
@@ -269,7 +294,7 @@ func StatusReady(ctx context.Context, base *url.URL) error {
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := HTTP.Do(req)
 	if err != nil {
 		return err
 	}

@@ -4,14 +4,17 @@ import (
 	"context"
 	"time"
 
-	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
-	"github.com/wdext/wdext/webkitgtk"
+	"github.com/wdext/wdext/wire"
 )
 
 // Path is the spec's URI template for the command.
-const Path = "/session/{id}/forcesample"
+const Path = wire.ForceSamplePath
+
+// timeout bounds one force: arming, one trigger per realm, disarming.
+const timeout = 10 * time.Second
 
 // Register adds the command to srv. An upstream that implements it
 // natively keeps answering it; wdext steps in only where the upstream says
@@ -21,34 +24,18 @@ func Register(srv *webdriver.Server) {
 }
 
 // Command is the remote end steps: parameters are ignored but must be a
-// JSON object (or absent); the result is null.
+// JSON object (or absent); the result is null. The session's engine takes
+// the samples.
 func Command(ctx context.Context, sess *session.Session, body []byte) (any, error) {
 	var params map[string]any
 	if err := webdriver.DecodeArgs(body, &params); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if sess.Inspector != nil {
-		if err := WebKitInspector(ctx, sess); err != nil {
-			return nil, webdriver.AsError(err)
-		}
-		return nil, nil
-	}
-	if webkitgtk.IsEngine(sess.Engine) {
-		// A WebKitGTK session of a driver wdext does not run: no
-		// inspector, the WebDriver walk.
-		if err := WebKitGTK(ctx, sess); err != nil {
-			return nil, webdriver.AsError(err)
-		}
-		return nil, nil
-	}
-	b, err := cdp.ForSession(ctx, sess)
+	s, err := engine.Need(sess, engine.ForceSample)
 	if err != nil {
-		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "forcesample: %v", err)
+		return nil, err
 	}
-	if err := Chromium(ctx, b); err != nil {
-		return nil, webdriver.AsError(err)
-	}
-	return nil, nil
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return nil, s.ForceSample(ctx)
 }

@@ -8,6 +8,8 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/webkitgtk"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/session"
@@ -48,7 +50,7 @@ func TestForceSampleWebKitGTK(t *testing.T) {
 // WebDriver walk, which the command uses for drivers wdext does not run.
 func registerWalk(srv *webdriver.Server) {
 	srv.Handle("POST", "/session/{id}/wdext-test/walk", func(ctx context.Context, sess *session.Session, _ []byte) (any, error) {
-		return nil, forcesample.WebKitGTK(ctx, sess)
+		return nil, webkitgtk.NewWalker(driver.SessionClient{Base: sess.Upstream, ID: sess.ID}).ForceSample(ctx)
 	})
 }
 

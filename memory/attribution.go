@@ -158,3 +158,14 @@ func MemoryMeasurementAllowed(r *Realm) bool {
 func sameOrigin(a, b string) bool {
 	return a == b && a != "" && a != "null"
 }
+
+// SerializedOrigin maps CDP's serialization of an opaque origin ("://",
+// for data: documents and sandboxed frames) to the HTML one, "null", which
+// is never the same origin as anything: two opaque origins cannot be told
+// apart by their strings.
+func SerializedOrigin(o string) string {
+	if o == "" || o == "://" {
+		return "null"
+	}
+	return o
+}

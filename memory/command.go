@@ -2,33 +2,25 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"math"
 	"time"
 
-	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
-// The extension commands' URI templates.
+// The extension commands' URI templates (see package wire).
 const (
-	MeasurePath = "/session/{id}/wdext/memory/measure"
-	GCPath      = "/session/{id}/wdext/memory/gc"
+	MeasurePath = wire.MeasurePath
+	GCPath      = wire.GCPath
 )
 
 // The values of the measure command's "source" parameter.
 const (
-	// SourceAPI runs the page's own performance.measureUserAgentSpecificMemory()
-	// and makes it settle now by forcing the garbage collections it waits
-	// for. Needs a cross-origin-isolated page.
-	SourceAPI = "api"
-	// SourceEngine builds the measurement from the engine's per-isolate heap
-	// figures (CDP) and the spec's algorithms. Works on any page, and counts
-	// cross-site out-of-process iframes, which the page API leaves out.
-	SourceEngine = "engine"
+	SourceAPI    = wire.SourceAPI
+	SourceEngine = wire.SourceEngine
 )
 
 // DefaultTimeout bounds a command whose parameters give no "timeout".
@@ -121,96 +113,35 @@ func parseTimeout(ms *float64) (time.Duration, error) {
 }
 
 // MeasureCommand is POST /session/{id}/wdext/memory/measure: a
-// MemoryMeasurement of the session's current top-level browsing context.
+// MemoryMeasurement of the session's current top-level browsing context,
+// from the session's engine.
 func MeasureCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
 	args, err := ParseMeasureArgs(body)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
-	defer cancel()
-	if sess.Inspector != nil {
-		m, err := measureWebKit(ctx, sess, args.Source)
-		if err != nil {
-			return nil, commandError(ctx, "memory/measure", args.Timeout, err)
-		}
-		return m, nil
-	}
-	b, handle, err := connect(ctx, sess, "measure")
+	m, err := engine.Need(sess, engine.MeasureMemory)
 	if err != nil {
 		return nil, err
 	}
-	m, err := Measure(ctx, b, handle, args.Source)
-	if err != nil {
-		return nil, commandError(ctx, "memory/measure", args.Timeout, err)
-	}
-	return m, nil
+	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
+	defer cancel()
+	return m.MeasureMemory(ctx, args.Source)
 }
 
 // GCCommand is POST /session/{id}/wdext/memory/gc: a full garbage
-// collection in every isolate of the current top-level browsing context
+// collection in every heap of the current top-level browsing context
 // (its process, out-of-process iframes and dedicated workers).
 func GCCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
 	args, err := ParseGCArgs(body)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
-	defer cancel()
-	if sess.Inspector != nil {
-		res, err := collectWebKit(ctx, sess)
-		if err != nil {
-			return nil, commandError(ctx, "memory/gc", args.Timeout, err)
-		}
-		return res, nil
-	}
-	b, handle, err := connect(ctx, sess, "gc")
+	g, err := engine.Need(sess, engine.GC)
 	if err != nil {
 		return nil, err
 	}
-	res, err := CollectGarbage(ctx, b, handle)
-	if err != nil {
-		return nil, commandError(ctx, "memory/gc", args.Timeout, err)
-	}
-	return res, nil
-}
-
-// connect finds the session's CDP browser and current window handle.
-func connect(ctx context.Context, sess *session.Session, cmd string) (*cdp.Browser, string, error) {
-	b, err := cdp.ForSession(ctx, sess)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, "", webdriver.Errorf(webdriver.Timeout, "memory/%s: %v", cmd, err)
-		}
-		return nil, "", webdriver.Errorf(webdriver.UnsupportedOperation, "memory/%s: %v", cmd, err)
-	}
-	handle, err := webdriver.CurrentWindow(ctx, sess)
-	if err != nil {
-		return nil, "", err
-	}
-	return b, handle, nil
-}
-
-// commandError turns a failure into a WebDriver error: a *webdriver.Error
-// keeps its code, running out of time is "timeout", the rest "unknown
-// error".
-func commandError(ctx context.Context, cmd string, timeout time.Duration, err error) error {
-	var we *webdriver.Error
-	if errors.As(err, &we) {
-		return we
-	}
-	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-		return webdriver.Errorf(webdriver.Timeout, "%s did not finish within the timeout of %d ms: %v", cmd, timeout.Milliseconds(), err)
-	}
-	return webdriver.Errorf(webdriver.UnknownError, "%s: %v", cmd, err)
-}
-
-// decodeMeasurement reads the value measureUserAgentSpecificMemory()
-// resolved to.
-func decodeMeasurement(raw []byte) (MemoryMeasurement, error) {
-	var m MemoryMeasurement
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return m, fmt.Errorf("decoding the measurement the page returned: %w", err)
-	}
-	return m, nil
+	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
+	defer cancel()
+	return g.CollectGarbage(ctx)
 }

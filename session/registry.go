@@ -16,13 +16,9 @@ type Session struct {
 	// Gone is closed when the driver process that holds the session has
 	// exited; nil for a driver wdext does not manage.
 	Gone <-chan struct{}
-	// Engine is the browserName the driver reported ("chrome", …).
-	Engine string
-	// DebuggerAddress is Chromium's CDP endpoint (host:port), if any.
-	DebuggerAddress string
-	// Inspector is where the session's browser serves WebKit's remote
-	// inspector, if it does.
-	Inspector *WebKitInspector
+	// BrowserName is the browserName the driver reported ("chrome", …),
+	// for messages.
+	BrowserName string
 	// BiDiURL is the upstream's webSocketUrl, before wdext rewrote it.
 	BiDiURL string
 	// Capabilities is the upstream's reply, as it came.
@@ -32,22 +28,6 @@ type Session struct {
 	lastUsed  time.Time
 	resources map[any]io.Closer
 	closed    bool
-}
-
-// WebKitInspector is a WebKitGTK browser's remote inspector
-// (WEBKIT_INSPECTOR_HTTP_SERVER).
-type WebKitInspector struct {
-	// Addr is its HTTP server, host:port.
-	Addr string
-	// Connection is the connection number of its target paths
-	// (/socket/{connection}/{target}/WebPage).
-	Connection int
-	// Automation is the automation session's target number, which must
-	// never be opened: that takes the browser from its driver.
-	Automation int
-	// Client, if set, is the open inspector client (a *wkinspector.Browser)
-	// of the upstream that started the browser, which owns it.
-	Client any
 }
 
 // New returns a session record; the registry takes it with Add.
@@ -89,27 +69,62 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // Resource returns the session's resource under key, opening it on first
-// use. Extensions keep their per-session state here (a CDP connection, a
-// tracing arm) so that it is closed exactly once when the session ends.
-// open runs under the session's lock: keep it short and bounded by ctx.
+// use. Extensions keep their per-session state here (a connection, an
+// engine) so that it is closed exactly once when the session ends.
+//
+// open runs without the session's lock (it may dial a browser, and Touch
+// must not wait for that): two first uses may both open, and the loser's
+// resource is closed.
 func (s *Session) Resource(key any, open func() (io.Closer, error)) (io.Closer, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	r, ok := s.resources[key]
+	closed := s.closed
+	s.mu.Unlock()
+	switch {
+	case closed:
 		return nil, ErrClosed
-	}
-	if r, ok := s.resources[key]; ok {
+	case ok:
 		return r, nil
 	}
 	r, err := open()
 	if err != nil {
 		return nil, err
 	}
+	return s.keep(key, r)
+}
+
+// Attach gives the session the resource r under key, to be closed when the
+// session ends; if the session has ended already, r is closed at once and
+// the answer is ErrClosed. A resource already under key wins: r is closed
+// and the existing one returned.
+func (s *Session) Attach(key any, r io.Closer) (io.Closer, error) { return s.keep(key, r) }
+
+func (s *Session) keep(key any, r io.Closer) (io.Closer, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		r.Close()
+		return nil, ErrClosed
+	}
+	if old, ok := s.resources[key]; ok {
+		s.mu.Unlock()
+		r.Close()
+		return old, nil
+	}
 	if s.resources == nil {
 		s.resources = make(map[any]io.Closer)
 	}
 	s.resources[key] = r
+	s.mu.Unlock()
 	return r, nil
+}
+
+// Lookup returns the resource under key, if the session has one.
+func (s *Session) Lookup(key any) (io.Closer, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.resources[key]
+	return r, ok
 }
 
 // DropResource closes and forgets the resource under key (e.g. a CDP

@@ -16,6 +16,8 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver"
@@ -103,8 +105,8 @@ func TestDeleteSessionCleansState(t *testing.T) {
 	id := newSession(t, env.URL)
 	sess, ok := env.Server.Sessions().Get(id)
 	assert.Assert(t, ok)
-	assert.Equal(t, sess.Engine, "chrome")
-	assert.Assert(t, sess.DebuggerAddress != "", "no CDP endpoint recorded")
+	assert.Equal(t, sess.BrowserName, "chrome")
+	assert.Assert(t, engine.Of(sess).(*chromium.Engine).DebuggerAddress() != "", "no CDP endpoint recorded")
 	res := &closer{}
 	_, err := sess.Resource("test", func() (io.Closer, error) { return res, nil })
 	assert.NilError(t, err)

@@ -50,7 +50,9 @@ const (
 const ContentType = wire.ContentType
 
 // Errorf builds an *Error with a formatted message.
-func Errorf(code ErrorCode, format string, args ...any) *Error { return wire.Errorf(code, format, args...) }
+func Errorf(code ErrorCode, format string, args ...any) *Error {
+	return wire.Errorf(code, format, args...)
+}
 
 // AsError turns any error into a WebDriver error (wire.AsError).
 func AsError(err error) *Error { return wire.AsError(err) }
@@ -84,4 +86,3 @@ func WriteError(w http.ResponseWriter, err error) {
 	w.WriteHeader(we.Code.Status())
 	w.Write(body)
 }
-

@@ -121,7 +121,7 @@ func TestNewSessionMalformed(t *testing.T) {
 // defaults add: numbers keep their spelling.
 func TestNewSessionKeepsNumbers(t *testing.T) {
 	up := newFakeUpstream(t)
-	srv := webdriver.NewServer(webdriver.Config{Upstream: managed{up.url}, Defaults: &testDefaults, Log: quietLog()})
+	srv := webdriver.NewServer(webdriver.Config{Upstream: managed{up.url}, Defaults: testDefaults, Log: quietLog()})
 	body := `{"capabilities":{"alwaysMatch":{"timeouts":{"script":1e3,"pageLoad":12345678901234567890,"implicit":0.50}}}}`
 	rec := serve(srv, httptest.NewRequest("POST", "/session", strings.NewReader(body)))
 	assert.Equal(t, rec.Code, 200, "%s", rec.Body)
@@ -131,7 +131,7 @@ func TestNewSessionKeepsNumbers(t *testing.T) {
 	}
 	// Not managed: the body goes as it came, byte for byte.
 	up2 := newFakeUpstream(t)
-	srv = webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: up2.url}, Defaults: &testDefaults, Log: quietLog()})
+	srv = webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: up2.url}, Defaults: testDefaults, Log: quietLog()})
 	rec = serve(srv, httptest.NewRequest("POST", "/session", strings.NewReader(body)))
 	assert.Equal(t, rec.Code, 200, "%s", rec.Body)
 	assert.Equal(t, string(up2.requests()[0].Body), body)

@@ -10,6 +10,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
 )
@@ -54,8 +55,8 @@ func TestLegacyNewSessionIsRegistered(t *testing.T) {
 	assert.Equal(t, rec.Code, 200, rec.Body.String())
 	sess, ok := srv.Sessions().Get("legacy1")
 	assert.Assert(t, ok, "legacy session not registered")
-	assert.Equal(t, sess.Engine, "chrome")
-	assert.Equal(t, sess.DebuggerAddress, "127.0.0.1:9")
+	assert.Equal(t, sess.BrowserName, "chrome")
+	assert.Equal(t, chromium.DebuggerAddress(sess.Capabilities), "127.0.0.1:9")
 }
 
 // An extension may take over a classic command (method and path); the

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
 )
 
 // seen is one request as the upstream got it.
@@ -86,4 +87,9 @@ func serve(h http.Handler, req *http.Request) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec
+}
+
+var testDefaults = chromium.Defaults{
+	Binary: "/usr/bin/chromium",
+	Args:   []string{"--no-sandbox", "--headless=new", "--disable-gpu"},
 }

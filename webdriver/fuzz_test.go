@@ -101,7 +101,7 @@ func FuzzNewSessionBody(f *testing.F) {
 	u, _ := url.Parse("http://127.0.0.1:9")
 	srv := webdriver.NewServer(webdriver.Config{
 		Upstream:  managed{u},
-		Defaults:  &testDefaults,
+		Defaults:  testDefaults,
 		Transport: roundTrip{c},
 		Log:       quietLog(),
 	})

@@ -9,13 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"sync"
 	"time"
 
+	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -40,10 +40,10 @@ type targetKey struct{}
 // errDriverGone is the context cause when the driver died mid-request.
 var errDriverGone = errors.New("driver process exited")
 
-// NewProxy returns a proxy; transport nil means a tuned default.
+// NewProxy returns a proxy; transport nil means driver.Transport.
 func NewProxy(transport http.RoundTripper, log *slog.Logger) *Proxy {
 	if transport == nil {
-		transport = newTransport()
+		transport = driver.Transport
 	}
 	p := &Proxy{log: log}
 	p.rp = &httputil.ReverseProxy{
@@ -82,17 +82,6 @@ func (p bufferPool) Put(b []byte) {
 	select {
 	case p <- b:
 	default:
-	}
-}
-
-func newTransport() *http.Transport {
-	return &http.Transport{
-		Proxy:               nil, // the upstream is local or named explicitly
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        256,
-		MaxIdleConnsPerHost: 64,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true, // bytes go through as the driver wrote them
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/session"
 )
 
@@ -25,14 +26,28 @@ import (
 type Config struct {
 	Upstream driver.Upstream
 	Sessions *session.Registry
-	// Defaults, if set, are added to every new-session request (managed
-	// mode only: see ChromeDefaults).
-	Defaults *ChromeDefaults
+	// Defaults, if set, add what the machine needs to every new-session
+	// request (managed mode only: a remote's machine is its own business).
+	Defaults SessionDefaults
 	Guard    Guard
 	Log      *slog.Logger
-	// Transport for upstream requests; nil for the default.
+	// Transport for upstream requests; nil for driver.Transport.
 	Transport http.RoundTripper
+	// CommandTimeout bounds an extension command that sets no deadline of
+	// its own; 0 means DefaultCommandTimeout.
+	CommandTimeout time.Duration
 }
+
+// SessionDefaults add to a decoded new-session request, in place, what
+// the machine needs (the browser binary, headless switches), never
+// overriding what the client asked for.
+type SessionDefaults interface {
+	Apply(req map[string]any)
+}
+
+// DefaultCommandTimeout bounds an extension command that sets no deadline
+// of its own: a hung browser must not hold a client forever.
+const DefaultCommandTimeout = 2 * time.Minute
 
 // Server is wdext's WebDriver endpoint: wdext's own commands, and the
 // proxy for everything else.
@@ -69,7 +84,10 @@ func NewServer(cfg Config) *Server {
 		cfg.Sessions = session.NewRegistry()
 	}
 	if cfg.Transport == nil {
-		cfg.Transport = newTransport()
+		cfg.Transport = driver.Transport
+	}
+	if cfg.CommandTimeout == 0 {
+		cfg.CommandTimeout = DefaultCommandTimeout
 	}
 	s := &Server{
 		cfg:    cfg,
@@ -202,7 +220,12 @@ func (s *Server) HandleFallback(method, path string, cmd Command) {
 			s.run(w, r, sess, cmd)
 			return
 		}
-		s.native.Store(key, true)
+		// Only a success is a definitive "the upstream implements it": an
+		// error (a transport failure, a driver busy or dying) says nothing
+		// of the command, and the next call asks again.
+		if rec.status == http.StatusOK {
+			s.native.Store(key, true)
+		}
 		rec.writeTo(w)
 	})
 }
@@ -215,15 +238,33 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Sessi
 	}
 	ctx, cancel := untilGone(r.Context(), sess.Gone)
 	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, s.cfg.CommandTimeout)
+	defer cancelTimeout()
 	v, err := cmd(ctx, sess, body)
 	if err != nil {
-		if sess.Dead() {
-			err = Errorf(InvalidSessionID, "the driver process that held this session has exited")
-		}
-		WriteError(w, err)
+		WriteError(w, s.commandError(ctx, r, sess, err))
 		return
 	}
 	WriteValue(w, v)
+}
+
+// commandError is the one mapping of an extension command's failure to a
+// W3C error: a dead driver is "invalid session id"; a *Error keeps its
+// code; running out of time (the command's own deadline or the server's)
+// is "timeout"; anything else is "unknown error".
+func (s *Server) commandError(ctx context.Context, r *http.Request, sess *session.Session, err error) *Error {
+	if sess.Dead() {
+		return Errorf(InvalidSessionID, "the driver process that held this session has exited")
+	}
+	var we *Error
+	if errors.As(err, &we) {
+		return we
+	}
+	path := r.URL.Path
+	if errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && r.Context().Err() == nil) {
+		return Errorf(Timeout, "%s did not finish in time: %v", path, err)
+	}
+	return Errorf(UnknownError, "%s: %v", path, err)
 }
 
 // liveSession finds the request's session in the registry.
@@ -234,7 +275,7 @@ func (s *Server) liveSession(r *http.Request) (*session.Session, error) {
 		return nil, Errorf(InvalidSessionID, "no live session with id %q", id)
 	}
 	if sess.Dead() {
-		s.cfg.Sessions.Remove(id)
+		s.forget(id)
 		return nil, Errorf(InvalidSessionID, "the driver process that held session %q has exited", id)
 	}
 	sess.Touch()
@@ -258,12 +299,23 @@ func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
 	id := sessionOf(r.URL.Path)
 	if sess, ok := s.cfg.Sessions.Get(id); ok {
 		if sess.Dead() {
-			s.cfg.Sessions.Remove(id)
+			s.forget(id)
 			WriteError(w, Errorf(InvalidSessionID, "the driver process that held session %q has exited", id))
 			return
 		}
 		sess.Touch()
-		s.proxy.Forward(w, r, sess.Upstream, sess.Gone)
+		if sess.Gone != nil {
+			s.proxy.Forward(w, r, sess.Upstream, sess.Gone)
+			return
+		}
+		// A driver wdext does not run tells of a session's end only by
+		// answering "invalid session id": then wdext forgets it too.
+		watch := &sessionEndWatch{ResponseWriter: w}
+		s.proxy.Forward(watch, r, sess.Upstream, nil)
+		if watch.ended() {
+			s.cfg.Log.Debug("upstream ended the session", "session", id)
+			s.forget(id)
+		}
 		return
 	}
 	in, err := s.cfg.Upstream.Current(r.Context())
@@ -373,7 +425,7 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 	}
 	id := ""
 	if resp.StatusCode == http.StatusOK {
-		reply, id = s.register(r, reply, in)
+		reply, id = s.register(ctx, r, reply, in)
 	}
 	if id == "" {
 		bind("", fmt.Errorf("no session created (HTTP %d)", resp.StatusCode))
@@ -387,21 +439,16 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 
 // register records the session a new-session reply created and points its
 // webSocketUrl at wdext. It returns the reply to send to the client.
-func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) ([]byte, string) {
+func (s *Server) register(ctx context.Context, r *http.Request, reply []byte, in *driver.Instance) ([]byte, string) {
 	id, caps := newSessionReply(reply)
 	if id == "" {
 		return reply, ""
 	}
 	sess := session.New(id, in.URL)
 	sess.Gone = in.Done
-	sess.Inspector = in.Inspector
 	sess.Capabilities = caps
-	sess.Engine, _ = caps["browserName"].(string)
-	for k, v := range caps {
-		if opts, ok := v.(map[string]any); ok && strings.HasSuffix(k, ":chromeOptions") {
-			sess.DebuggerAddress, _ = opts["debuggerAddress"].(string)
-		}
-	}
+	sess.BrowserName, _ = caps["browserName"].(string)
+	s.bind(ctx, sess, in)
 	if ws, ok := caps["webSocketUrl"].(string); ok {
 		if u, err := url.Parse(ws); err == nil {
 			sess.BiDiURL = ws
@@ -413,8 +460,23 @@ func (s *Server) register(r *http.Request, reply []byte, in *driver.Instance) ([
 		}
 	}
 	s.cfg.Sessions.Add(sess)
-	s.cfg.Log.Debug("session created", "session", sess.ID, "engine", sess.Engine, "upstream", in.URL.Redacted())
+	s.cfg.Log.Debug("session created", "session", sess.ID, "browser", sess.BrowserName, "upstream", in.URL.Redacted())
 	return reply, sess.ID
+}
+
+// bind gives the session the engine its upstream makes for it. A binder
+// that fails leaves the session without one: its classic commands work,
+// and its extension commands say what is missing.
+func (s *Server) bind(ctx context.Context, sess *session.Session, in *driver.Instance) {
+	if in.Bind == nil {
+		return
+	}
+	e, err := in.Bind(ctx, engine.NewSession{ID: sess.ID, Capabilities: sess.Capabilities, Driver: sessionDriver(sess, s.client)})
+	if err != nil || e == nil {
+		s.cfg.Log.Warn("no engine for the session", "session", sess.ID, "err", err)
+		return
+	}
+	engine.Bind(sess, e)
 }
 
 // newSessionReply reads the session id and capabilities of a new-session
@@ -463,16 +525,9 @@ func (s *Server) DeleteSession(ctx context.Context, sess *session.Session) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, sess.Upstream.JoinPath("session", sess.ID).String(), nil)
-	if err != nil {
-		return
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
+	if err := sessionDriver(sess, s.client).Do(ctx, http.MethodDelete, "", nil, nil); err != nil {
 		s.cfg.Log.Warn("deleting session upstream", "session", sess.ID, "err", err)
-		return
 	}
-	resp.Body.Close()
 }
 
 // Shutdown deletes every live session upstream, concurrently.
@@ -547,4 +602,51 @@ func (b *bufferedReply) writeTo(w http.ResponseWriter) {
 	}
 	w.WriteHeader(b.status)
 	w.Write(b.body.Bytes())
+}
+
+// sessionEndWatch passes a proxied reply through and notes whether it is
+// the driver's "invalid session id" (a 404 whose body says so; the first
+// bytes of a 404 are kept to read it, nothing else is).
+type sessionEndWatch struct {
+	http.ResponseWriter
+	status int
+	head   []byte
+}
+
+// maxWatched is how much of a 404 reply is kept: the error code comes
+// first in every driver's envelope.
+const maxWatched = 4 << 10
+
+func (w *sessionEndWatch) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *sessionEndWatch) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if w.status == http.StatusNotFound && len(w.head) < maxWatched {
+		w.head = append(w.head, p[:min(len(p), maxWatched-len(w.head))]...)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush keeps streamed replies streaming.
+func (w *sessionEndWatch) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *sessionEndWatch) ended() bool {
+	if w.status != http.StatusNotFound {
+		return false
+	}
+	if e, ok := ParseError(w.head); ok {
+		return e.Code == InvalidSessionID
+	}
+	return bytes.Contains(w.head, []byte(`"invalid session id"`))
 }

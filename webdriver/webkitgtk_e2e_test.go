@@ -8,9 +8,9 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/webkitgtk"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/polyfill"
-	"github.com/wdext/wdext/webkitgtk"
 )
 
 // The conformance command sequence, straight to a WebKitWebDriver and

@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/webdriver"
 )
 
@@ -137,7 +138,7 @@ func withMachineDefaults(body map[string]any) map[string]any {
 	var out map[string]any
 	json.Unmarshal(data, &out)
 	bin, args := driver.ChromeMachineDefaults()
-	webdriver.ChromeDefaults{Binary: bin, Args: args}.Apply(out)
+	chromium.Defaults{Binary: bin, Args: args}.Apply(out)
 	return out
 }
 

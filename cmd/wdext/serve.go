@@ -16,13 +16,15 @@ import (
 	"time"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/webkitgtk"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
 	"github.com/wdext/wdext/polyfill"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
-	"github.com/wdext/wdext/webkitgtk"
 )
 
 // serverFlags are the flags of everything that runs a wdext server.
@@ -62,13 +64,16 @@ func (f *serverFlags) build() (*stack, error) {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	var up driver.Upstream
-	var defaults *webdriver.ChromeDefaults
+	var defaults webdriver.SessionDefaults
+	// extra are the commands an engine adds on top of plain forwarding.
+	var extra []func(*webdriver.Server)
 	if f.upstream != "" {
 		u, err := url.Parse(f.upstream)
 		if err != nil || u.Scheme == "" || u.Host == "" {
 			return nil, fmt.Errorf("--upstream %q is not an absolute URL", f.upstream)
 		}
-		up = driver.Remote{URL: u}
+		// Any browser may answer: every engine's binder, in turn.
+		up = driver.Remote{URL: u, Bind: remoteEngines}
 	} else if f.engine == "webkitgtk" {
 		path, err := webkitgtk.Find(f.webkitDriver)
 		if err != nil {
@@ -77,6 +82,7 @@ func (f *serverFlags) build() (*stack, error) {
 		// Every document gets the Profiler polyfill first (forcesample
 		// works through it).
 		up = &webkitgtk.Upstream{Driver: path, Inject: polyfill.Script("Profiler"), Log: log}
+		extra = append(extra, webkitgtk.Register)
 	} else if f.engine != "chromium" {
 		return nil, fmt.Errorf("--engine %q: want chromium or webkitgtk", f.engine)
 	} else {
@@ -84,9 +90,9 @@ func (f *serverFlags) build() (*stack, error) {
 		if err != nil {
 			return nil, err
 		}
-		up = &driver.Chromedriver{Path: path}
+		up = &driver.Chromedriver{Path: path, Bind: chromium.Bind}
 		bin, args := driver.ChromeMachineDefaults()
-		defaults = &webdriver.ChromeDefaults{Binary: bin, Args: args}
+		defaults = chromium.Defaults{Binary: bin, Args: args}
 	}
 	srv := webdriver.NewServer(webdriver.Config{
 		Upstream: up,
@@ -99,8 +105,8 @@ func (f *serverFlags) build() (*stack, error) {
 		},
 		Log: log,
 	})
-	if _, ok := up.(*webkitgtk.Upstream); ok {
-		webkitgtk.Register(srv)
+	for _, register := range extra {
+		register(srv)
 	}
 	forcesample.Register(srv)
 	memory.Register(srv)
@@ -168,14 +174,14 @@ func serve(args []string) error {
 	return st.run(ctx, l, f.sessionTimeout)
 }
 
+// remoteEngines binds the engine of a remote upstream's session: the
+// first engine whose binder recognises the browser. A new engine adds its
+// binder here.
+var remoteEngines = engine.First(chromium.Bind, webkitgtk.BindRemote)
+
 func describe(up driver.Upstream) string {
-	switch u := up.(type) {
-	case driver.Remote:
-		return u.URL.Redacted()
-	case *driver.Chromedriver:
-		return "managed " + u.Path
-	case *webkitgtk.Upstream:
-		return "managed " + u.Driver + " (one per session)"
+	if s, ok := up.(fmt.Stringer); ok {
+		return s.String()
 	}
 	return fmt.Sprintf("%T", up)
 }

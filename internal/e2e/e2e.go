@@ -19,6 +19,7 @@ import (
 	"github.com/tebeka/selenium"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
 )
@@ -55,15 +56,15 @@ func RequireChromium(t testing.TB) string {
 func Start(t testing.TB, extensions ...func(*webdriver.Server)) *Env {
 	t.Helper()
 	path := RequireChromium(t)
-	d := &driver.Chromedriver{Path: path}
+	d := &driver.Chromedriver{Path: path, Bind: chromium.Bind}
 	bin, args := driver.ChromeMachineDefaults()
-	srv, url := serve(t, d, &webdriver.ChromeDefaults{Binary: bin, Args: args}, extensions)
+	srv, url := serve(t, d, chromium.Defaults{Binary: bin, Args: args}, extensions)
 	return &Env{URL: url, Server: srv, Driver: d}
 }
 
 // serve runs a wdext server in front of up, with the extensions given,
 // until the test ends, when it deletes the sessions and closes up.
-func serve(t testing.TB, up driver.Upstream, defaults *webdriver.ChromeDefaults, extensions []func(*webdriver.Server)) (*webdriver.Server, string) {
+func serve(t testing.TB, up driver.Upstream, defaults webdriver.SessionDefaults, extensions []func(*webdriver.Server)) (*webdriver.Server, string) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

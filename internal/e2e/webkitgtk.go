@@ -8,7 +8,7 @@ import (
 
 	"github.com/wdext/wdext/polyfill"
 	"github.com/wdext/wdext/webdriver"
-	"github.com/wdext/wdext/webkitgtk"
+	"github.com/wdext/wdext/engine/webkitgtk"
 )
 
 // RequireWebKitGTK skips the test when WebKitWebDriver or Xvfb is

@@ -14,7 +14,9 @@ import (
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/cdp"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory/debuggermemory"
@@ -262,8 +264,10 @@ func collectGarbage(t *testing.T, e *env) {
 	ctx := context.Background()
 	sess, ok := e.Server.Sessions().Get(e.wd.SessionID())
 	assert.Assert(t, ok)
-	b, err := cdp.ForSession(ctx, sess)
+	c, err := cdp.Dial(ctx, engine.Of(sess).(*chromium.Engine).DebuggerAddress())
 	assert.NilError(t, err)
+	defer c.Close()
+	b := cdp.NewBrowser(c)
 	h, err := e.wd.CurrentWindowHandle()
 	assert.NilError(t, err)
 	s, err := b.Attach(ctx, target.ID(h))

@@ -10,14 +10,14 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
-// The commands' URI templates.
+// The commands' URI templates (see package wire).
 const (
-	CensusPath           = "/session/{id}/wdext/memory/census"
-	AllocationsPath      = "/session/{id}/wdext/memory/allocations"
-	DrainPath            = "/session/{id}/wdext/memory/allocations/drain"
-	GCLogPath            = "/session/{id}/wdext/memory/gc-log"
-	LiveObjectsStartPath = "/session/{id}/wdext/memory/live-objects/start"
-	LiveObjectsStopPath  = "/session/{id}/wdext/memory/live-objects/stop"
+	CensusPath           = wire.CensusPath
+	AllocationsPath      = wire.AllocationsPath
+	DrainPath            = wire.DrainPath
+	GCLogPath            = wire.GCLogPath
+	LiveObjectsStartPath = wire.LiveObjectsStartPath
+	LiveObjectsStopPath  = wire.LiveObjectsStopPath
 )
 
 // Register adds the Debugger.Memory-style commands to srv.

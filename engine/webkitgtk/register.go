@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
-	"github.com/wdext/wdext/wkinspector"
 )
 
 // NewWindowPath is WebDriver's New Window command.
@@ -26,8 +26,10 @@ func newWindowCommand(ctx context.Context, sess *session.Session, body []byte) (
 	if err := webdriver.AskDriver(ctx, sess, "POST", "window/new", body, &v); err != nil {
 		return nil, err
 	}
-	if b, err := wkinspector.ForSession(sess); err == nil {
-		if err := b.FindNew(ctx, 1); err != nil {
+	// The engine of sessions whose browser wdext started has the
+	// inspector; a remote WebKitGTK's has none to prepare.
+	if e, ok := engine.Of(sess).(*Engine); ok {
+		if err := e.inspector.FindNew(ctx, 1); err != nil {
 			return nil, webdriver.Errorf(webdriver.UnknownError, "the new window was opened, but preparing it in the inspector failed: %v", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package debuggermemory
+package chromium
 
 import (
 	"context"

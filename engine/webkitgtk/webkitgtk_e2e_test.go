@@ -16,10 +16,10 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/webkitgtk"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
-	"github.com/wdext/wdext/webkitgtk"
 )
 
 // mark puts a marker in the environment of every process the test
@@ -131,7 +131,7 @@ func TestConcurrentSessionsNoOrphans(t *testing.T) {
 	assert.Equal(t, env.Upstream.Sessions(), n)
 	sess, ok := env.Server.Sessions().Get(ids[0])
 	assert.Assert(t, ok)
-	assert.Equal(t, sess.Engine, webkitgtk.Engine)
+	assert.Equal(t, sess.BrowserName, webkitgtk.BrowserName)
 	for i, id := range ids {
 		r := do(t, "POST", env.URL+"/session/"+id+"/execute/sync", map[string]any{"script": "return arguments[0]", "args": []any{i}})
 		assert.Equal(t, string(r.Value), fmt.Sprint(i))

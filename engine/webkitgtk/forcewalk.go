@@ -1,15 +1,11 @@
-package forcesample
+package webkitgtk
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
+	"strings"
 
-	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/engine"
 )
 
 // framePathScript answers the current browsing context's path from its
@@ -24,12 +20,12 @@ return path;`
 const visitScript = `const f = globalThis[Symbol.for("wdext.profiler.forceSample")];
 return [typeof f === "function" ? f() : -1, window.length];`
 
-// WebKitGTK forces a sample through the Profiler polyfill (package
+// ForceSample forces a sample through the Profiler polyfill (package
 // polyfill) in every frame of every window of the session, with WebDriver
 // commands sent straight to the session's driver, and then puts the
 // client's current window and frame back as they were.
-func WebKitGTK(ctx context.Context, sess *session.Session) error {
-	d := &wd{ctx: ctx, sess: sess}
+func (w *Walker) ForceSample(ctx context.Context) error {
+	d := &wd{ctx: ctx, driver: w.driver}
 	var current string
 	if err := d.call("GET", "/window", nil, &current); err != nil {
 		return err
@@ -87,48 +83,13 @@ func (d *wd) visit() error {
 	return nil
 }
 
-// wd sends WebDriver commands of one session to its driver.
+// wd sends WebDriver commands of one session to its driver, within one
+// force's context.
 type wd struct {
-	ctx  context.Context
-	sess *session.Session
+	ctx    context.Context
+	driver engine.Driver
 }
 
 func (d *wd) call(method, path string, body any, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(d.ctx, method, d.sess.Upstream.JoinPath("session", d.sess.ID).String()+path, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if e, ok := webdriver.ParseError(data); ok {
-		return e
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: HTTP %d", method, path, resp.StatusCode)
-	}
-	if out == nil {
-		return nil
-	}
-	var v struct {
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	return json.Unmarshal(v.Value, out)
+	return d.driver.Do(d.ctx, method, strings.TrimPrefix(path, "/"), body, out)
 }

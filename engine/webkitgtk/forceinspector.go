@@ -1,4 +1,4 @@
-package forcesample
+package webkitgtk
 
 import (
 	"context"
@@ -6,28 +6,23 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/wdext/wdext/engine/webkitgtk/wkinspector"
 	"github.com/wdext/wdext/polyfill"
-	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
-	"github.com/wdext/wdext/wkinspector"
 )
 
 // forceExpression forces the sample through the polyfill in one realm.
 const forceExpression = "(() => { " + polyfill.ForceSampleScript + " })()"
 
-// WebKitInspector forces a sample through the Profiler polyfill in every
+// ForceSample forces a sample through the Profiler polyfill in every
 // frame of every window of a session whose browser serves WebKit's
 // remote inspector: in each frame's main world by its execution context,
 // all frames of all windows at once. Unlike the WebDriver walk (WebKitGTK)
 // it switches no window or frame, so a client command sent meanwhile
 // lands where the client is.
-func WebKitInspector(ctx context.Context, sess *session.Session) error {
-	b, err := wkinspector.ForSession(sess)
-	if err != nil {
-		return err
-	}
+func (e *Engine) ForceSample(ctx context.Context) error {
+	b := e.inspector
 	var handles []string
-	if err := webdriver.AskDriver(ctx, sess, "GET", "window/handles", nil, &handles); err != nil {
+	if err := e.driver.Do(ctx, "GET", "window/handles", nil, &handles); err != nil {
 		return err
 	}
 	pages, err := b.Pages(ctx, false)

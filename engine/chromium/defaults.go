@@ -1,13 +1,13 @@
-package webdriver
+package chromium
 
 import "strings"
 
-// ChromeDefaults are what wdext adds to a new-session request when it runs
+// Defaults are what wdext adds to a new-session request when it runs
 // the driver itself: the machine's Chromium binary and the switches a
 // headless, offline machine needs. They never override the client: a
 // binary the client named stays, and a switch the client passed (with any
 // value) is not added again.
-type ChromeDefaults struct {
+type Defaults struct {
 	Binary string
 	Args   []string
 }
@@ -16,7 +16,7 @@ type ChromeDefaults struct {
 // firstMatch entry that carries goog:chromeOptions, or else to alwaysMatch,
 // and likewise to a legacy desiredCapabilities object. Entries that ask for
 // a browser other than Chrome are left alone.
-func (d ChromeDefaults) Apply(body map[string]any) {
+func (d Defaults) Apply(body map[string]any) {
 	caps, ok := body["capabilities"].(map[string]any)
 	// A legacy request (desiredCapabilities alone) stays one: W3C
 	// capabilities would switch the driver to the W3C dialect, which
@@ -52,7 +52,7 @@ func (d ChromeDefaults) Apply(body map[string]any) {
 	}
 }
 
-func (d ChromeDefaults) applyTo(caps map[string]any) {
+func (d Defaults) applyTo(caps map[string]any) {
 	if name, ok := caps["browserName"].(string); ok && name != "chrome" && name != "chromium" && name != "" {
 		return
 	}

@@ -1,7 +1,8 @@
-package memory
+package chromium
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,8 +13,9 @@ import (
 	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/runtime"
 
-	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/engine/chromium/cdp"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // groups names each measurement's remote objects apart, so that one
@@ -52,7 +54,7 @@ const (
 // eager measurement for 19.9 s), since V8 runs the forced GC, like the
 // eager measurement, as a task of that thread. Forcing GCs also works when
 // the flag is set.
-func measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (MemoryMeasurement, error) {
+func measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (wire.MemoryMeasurement, error) {
 	group := fmt.Sprintf("wdext-memory-%d", groups.Add(1))
 	ps := sc.page.session
 	ev, err := cdproto.Call(ctx, ps, runtime.Evaluate, runtime.EvaluateParams{
@@ -60,7 +62,7 @@ func measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (
 		ObjectGroup: group,
 	})
 	if err != nil {
-		return MemoryMeasurement{}, fmt.Errorf("calling performance.measureUserAgentSpecificMemory(): %w", err)
+		return wire.MemoryMeasurement{}, fmt.Errorf("calling performance.measureUserAgentSpecificMemory(): %w", err)
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
@@ -68,7 +70,7 @@ func measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (
 		cdproto.Call(cctx, ps, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
 	}()
 	if ev.ExceptionDetails != nil {
-		return MemoryMeasurement{}, webdriver.Errorf(webdriver.JavascriptError, "performance.measureUserAgentSpecificMemory() threw: %s", exceptionText(ev.ExceptionDetails))
+		return wire.MemoryMeasurement{}, wire.Errorf(webdriver.JavascriptError, "performance.measureUserAgentSpecificMemory() threw: %s", exceptionText(ev.ExceptionDetails))
 	}
 
 	wctx, stop := context.WithCancel(ctx)
@@ -107,17 +109,17 @@ func measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (
 			timer.Stop()
 			if s.err != nil {
 				if ctx.Err() != nil {
-					return MemoryMeasurement{}, fmt.Errorf("performance.measureUserAgentSpecificMemory() had not settled: %s", f.report(round))
+					return wire.MemoryMeasurement{}, fmt.Errorf("performance.measureUserAgentSpecificMemory() had not settled: %s", f.report(round))
 				}
-				return MemoryMeasurement{}, fmt.Errorf("waiting for performance.measureUserAgentSpecificMemory() (did the page navigate?): %w", s.err)
+				return wire.MemoryMeasurement{}, fmt.Errorf("waiting for performance.measureUserAgentSpecificMemory() (did the page navigate?): %w", s.err)
 			}
 			if s.res.ExceptionDetails != nil {
-				return MemoryMeasurement{}, webdriver.Errorf(webdriver.JavascriptError, "performance.measureUserAgentSpecificMemory() rejected: %s", exceptionText(s.res.ExceptionDetails))
+				return wire.MemoryMeasurement{}, wire.Errorf(webdriver.JavascriptError, "performance.measureUserAgentSpecificMemory() rejected: %s", exceptionText(s.res.ExceptionDetails))
 			}
 			return decodeMeasurement(s.res.Result.Value)
 		case <-ctx.Done():
 			timer.Stop()
-			return MemoryMeasurement{}, fmt.Errorf("performance.measureUserAgentSpecificMemory() had not settled: %s", f.report(round))
+			return wire.MemoryMeasurement{}, fmt.Errorf("performance.measureUserAgentSpecificMemory() had not settled: %s", f.report(round))
 		case <-timer.C:
 		}
 		gap = min(2*gap, maxRoundGap)
@@ -215,4 +217,14 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 		return d.Exception.Description
 	}
 	return d.Text
+}
+
+// decodeMeasurement reads the value measureUserAgentSpecificMemory()
+// resolved to.
+func decodeMeasurement(raw []byte) (wire.MemoryMeasurement, error) {
+	var m wire.MemoryMeasurement
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return m, fmt.Errorf("decoding the measurement the page returned: %w", err)
+	}
+	return m, nil
 }

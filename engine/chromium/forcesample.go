@@ -1,10 +1,9 @@
-package forcesample
+package chromium
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/cdproto/tracing"
 
-	"github.com/wdext/wdext/cdp"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/wire"
 )
 
 // sampleCategories make Blink attach a JS stack (and so take a V8 sample)
@@ -33,7 +32,13 @@ var trigger = "queueMicrotask(() => {})"
 // say) samples nothing. If the flush outlasts disarm's ctx, disarm returns
 // anyway and the browser stays locked until the flush ends.
 func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) error, err error) {
-	unlock, err := b.LockTracing(ctx)
+	unlock, err := b.LockTracing(ctx, "forcesample", false)
+	var busy *cdp.TracingBusyError
+	if errors.As(err, &busy) {
+		return nil, wire.Errorf(wire.UnsupportedOperation,
+			"forcesample needs the browser's tracing, but %s holds it: "+
+				`POST /session/{id}/wdext/memory/gc-log {"collect": false} stops it`, busy.Holder)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -50,11 +55,10 @@ func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 	if err != nil {
 		stop()
 		unlock()
-		if strings.Contains(err.Error(), "already") {
-			return nil, webdriver.Errorf(webdriver.UnsupportedOperation,
-				"forcesample needs the browser's tracing, but another tracing session is running "+
-					"(chromedriver's performance log with perfLoggingPrefs.traceCategories, or wdext's GC log: "+
-					`POST /session/{id}/wdext/memory/gc-log {"collect": false} stops it): %v`, err)
+		if cdp.IsTracingStarted(err) {
+			return nil, wire.Errorf(wire.UnsupportedOperation,
+				"forcesample needs the browser's tracing, but another client's tracing session is running "+
+					"(chromedriver's performance log with perfLoggingPrefs.traceCategories, DevTools): %v", err)
 		}
 		return nil, err
 	}
@@ -95,8 +99,16 @@ func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 // waiting.
 const flushTimeout = 30 * time.Second
 
-// Chromium forces a sample in every isolate of the browser.
-func Chromium(ctx context.Context, b *cdp.Browser) error {
+// ForceSample forces a sample in every isolate of the browser.
+func (e *Engine) ForceSample(ctx context.Context) error {
+	b, err := e.browser(ctx)
+	if err != nil {
+		return err
+	}
+	return forceSample(ctx, b)
+}
+
+func forceSample(ctx context.Context, b *cdp.Browser) error {
 	// Arming and finding the isolates are independent: overlap them.
 	var (
 		isolates []isolate

@@ -1,15 +1,16 @@
-package memory
+package webkitgtk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
+	"github.com/wdext/wdext/engine/webkitgtk/wkinspector"
+	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/jscsnapshot"
-	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
-	"github.com/wdext/wdext/wkinspector"
+	"github.com/wdext/wdext/wire"
 )
 
 // The WebKit (WebKitGTK) backends of the measure and gc commands, through
@@ -25,32 +26,32 @@ import (
 // process; each worker has a VM of its own. No CDP, no isolate ids: the
 // VMs are named "main" and by worker id.
 
-// mainVM names the web process's main-thread VM in EngineHeaps.
+// mainVM names the web process's main-thread VM in memory.EngineHeaps.
 const mainVM = "main"
 
-// measureWebKit is MeasureCommand for a WebKit session.
-func measureWebKit(ctx context.Context, sess *session.Session, source string) (MemoryMeasurement, error) {
-	if source == SourceAPI {
-		return MemoryMeasurement{}, webdriver.Errorf(webdriver.UnsupportedOperation,
-			"source %q: %s has no performance.measureUserAgentSpecificMemory (the Measure Memory API): use source %q", SourceAPI, sess.Engine, SourceEngine)
+// MeasureMemory measures the current page: source "engine" (the default).
+func (e *Engine) MeasureMemory(ctx context.Context, source string) (wire.MemoryMeasurement, error) {
+	if source == wire.SourceAPI {
+		return wire.MemoryMeasurement{}, wire.Errorf(wire.UnsupportedOperation,
+			"source %q: %s has no performance.measureUserAgentSpecificMemory (the Measure Memory API): use source %q", wire.SourceAPI, e.browserName, wire.SourceEngine)
 	}
-	page, err := webkitPage(ctx, sess, "measure")
+	page, err := e.page(ctx)
 	if err != nil {
-		return MemoryMeasurement{}, err
+		return wire.MemoryMeasurement{}, err
 	}
 	frames, err := webkitFrames(ctx, page)
 	if err != nil {
-		return MemoryMeasurement{}, err
+		return wire.MemoryMeasurement{}, err
 	}
 	workers, err := page.Workers(ctx)
 	if err != nil {
-		return MemoryMeasurement{}, err
+		return wire.MemoryMeasurement{}, err
 	}
-	heaps := EngineHeaps{Frames: frames, Bytes: map[string]uint64{}}
+	heaps := memory.EngineHeaps{Frames: frames, Bytes: map[string]uint64{}}
 	top := frames[0].ID
 	vms := []string{mainVM}
 	for _, w := range workers {
-		heaps.Workers = append(heaps.Workers, EngineWorker{URL: w.URL, Global: ScopeDedicatedWorker, Frame: top, Isolate: w.ID})
+		heaps.Workers = append(heaps.Workers, memory.EngineWorker{URL: w.URL, Global: memory.ScopeDedicatedWorker, Frame: top, Isolate: w.ID})
 		vms = append(vms, w.ID)
 	}
 	sizes := make([]uint64, len(vms))
@@ -67,7 +68,7 @@ func measureWebKit(ctx context.Context, sess *session.Session, source string) (M
 	for i, vm := range vms {
 		if errs[i] != nil {
 			if vm == mainVM || ctx.Err() != nil {
-				return MemoryMeasurement{}, fmt.Errorf("heap snapshot of %s: %w", vmName(vm), errs[i])
+				return wire.MemoryMeasurement{}, fmt.Errorf("heap snapshot of %s: %w", vmName(vm), errs[i])
 			}
 			heaps.Workers = dropWorker(heaps.Workers, vm) // it went away
 			continue
@@ -76,21 +77,21 @@ func measureWebKit(ctx context.Context, sess *session.Session, source string) (M
 	}
 	intermediate, err := heaps.Intermediate()
 	if err != nil {
-		return MemoryMeasurement{}, err
+		return wire.MemoryMeasurement{}, err
 	}
-	m := CreateNewMemoryMeasurement(intermediate, nil)
-	if err := Validate(m); err != nil {
-		return m, webdriver.Errorf(webdriver.UnknownError, "the engine measurement breaks the spec's invariants: %v", err)
+	m := memory.CreateNewMemoryMeasurement(intermediate, nil)
+	if err := memory.Validate(m); err != nil {
+		return m, wire.Errorf(wire.UnknownError, "the engine measurement breaks the spec's invariants: %v", err)
 	}
 	return m, nil
 }
 
-// collectWebKit is GCCommand for a WebKit session: Heap.gc in the page's
+// CollectGarbage runs Heap.gc in the page's
 // VM and in each dedicated worker's. JavaScriptCore reports no heap size
 // without a heap snapshot, and a snapshot collects first, so only the size
 // after the collection is known: UsedBefore is left out.
-func collectWebKit(ctx context.Context, sess *session.Session) (*GCResult, error) {
-	page, err := webkitPage(ctx, sess, "gc")
+func (e *Engine) CollectGarbage(ctx context.Context) (*wire.GCResult, error) {
+	page, err := e.page(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +108,7 @@ func collectWebKit(ctx context.Context, sess *session.Session) (*GCResult, error
 	for _, w := range workers {
 		vms = append(vms, vm{w.ID, "worker", w.URL})
 	}
-	rows := make([]*GCTarget, len(vms))
+	rows := make([]*wire.GCTarget, len(vms))
 	errs := make([]error, len(vms))
 	var wg sync.WaitGroup
 	for i, v := range vms {
@@ -123,11 +124,11 @@ func collectWebKit(ctx context.Context, sess *session.Session) (*GCResult, error
 				errs[i] = err
 				return
 			}
-			rows[i] = &GCTarget{Type: v.typ, URL: v.url, UsedAfter: after}
+			rows[i] = &wire.GCTarget{Type: v.typ, URL: v.url, UsedAfter: after}
 		}()
 	}
 	wg.Wait()
-	res := &GCResult{Targets: []GCTarget{}}
+	res := &wire.GCResult{Targets: []wire.GCTarget{}}
 	for i, r := range rows {
 		switch {
 		case r != nil:
@@ -139,19 +140,23 @@ func collectWebKit(ctx context.Context, sess *session.Session) (*GCResult, error
 	return res, nil
 }
 
-// webkitPage finds the session's current page in its browser's inspector.
-func webkitPage(ctx context.Context, sess *session.Session, cmd string) (*wkinspector.Conn, error) {
-	page, err := wkinspector.CurrentPage(ctx, sess)
+// page finds the session's current page in its browser's inspector.
+func (e *Engine) page(ctx context.Context) (*wkinspector.Conn, error) {
+	page, err := e.currentPage(ctx)
 	if err != nil {
-		if _, ok := err.(*webdriver.Error); ok {
-			return nil, err
-		}
-		if ctx.Err() != nil {
-			return nil, webdriver.Errorf(webdriver.Timeout, "memory/%s: finding the page in the WebKit inspector: %v", cmd, err)
-		}
-		return nil, webdriver.Errorf(webdriver.UnknownError, "memory/%s: finding the page in the WebKit inspector: %v", cmd, err)
+		return nil, cdpError("finding the page in the WebKit inspector", err)
 	}
 	return page, nil
+}
+
+// cdpError names the inspector step that failed, keeping WebDriver errors
+// as they are (the server maps a deadline to "timeout").
+func cdpError(what string, err error) error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // workerID is the wkinspector worker id of a VM.
@@ -202,7 +207,7 @@ type webkitFrame struct {
 // element of each child frame where its parent document tells: the
 // parent's iframe, frame and object elements pair with its child frames
 // in document order when there are as many of both.
-func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]EngineFrame, error) {
+func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]memory.EngineFrame, error) {
 	var tree struct {
 		FrameTree webkitFrame `json:"frameTree"`
 	}
@@ -213,19 +218,19 @@ func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]EngineFrame, e
 	if err != nil {
 		return nil, err
 	}
-	var out []EngineFrame
-	var walk func(f webkitFrame, container *ContainerElement)
-	walk = func(f webkitFrame, container *ContainerElement) {
-		out = append(out, EngineFrame{
+	var out []memory.EngineFrame
+	var walk func(f webkitFrame, container *memory.ContainerElement)
+	walk = func(f webkitFrame, container *memory.ContainerElement) {
+		out = append(out, memory.EngineFrame{
 			ID: f.Frame.ID, ParentID: f.Frame.ParentID, URL: f.Frame.URL,
-			Origin: serializedOrigin(f.Frame.SecurityOrigin), Isolate: mainVM, Container: container,
+			Origin: memory.SerializedOrigin(f.Frame.SecurityOrigin), Isolate: mainVM, Container: container,
 		})
-		var owners []ContainerElement
+		var owners []memory.ContainerElement
 		if id, ok := contexts[f.Frame.ID]; ok && len(f.ChildFrames) > 0 {
 			owners = frameOwners(ctx, page, id)
 		}
 		for i, c := range f.ChildFrames {
-			var ce *ContainerElement
+			var ce *memory.ContainerElement
 			if len(owners) == len(f.ChildFrames) {
 				ce = &owners[i]
 			}
@@ -238,23 +243,23 @@ func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]EngineFrame, e
 
 // frameOwners lists the frame owner elements of the document of an
 // execution context, in document order.
-func frameOwners(ctx context.Context, page *wkinspector.Conn, contextID int64) []ContainerElement {
+func frameOwners(ctx context.Context, page *wkinspector.Conn, contextID int64) []memory.ContainerElement {
 	const expr = `Array.from(document.querySelectorAll("iframe, frame, object"), e => [e.localName, e.id, e.getAttribute("src") || "", e.getAttribute("data") || ""])`
 	var elements [][4]string
 	if err := page.EvaluateIn(ctx, contextID, expr, &elements); err != nil {
 		return nil
 	}
-	out := make([]ContainerElement, 0, len(elements))
+	out := make([]memory.ContainerElement, 0, len(elements))
 	for _, v := range elements {
 		if v[0] == "object" && v[3] == "" {
 			continue // an object element that is not a nested browsing context
 		}
-		out = append(out, ContainerElement{LocalName: v[0], ID: v[1], Src: v[2], Data: v[3]})
+		out = append(out, memory.ContainerElement{LocalName: v[0], ID: v[1], Src: v[2], Data: v[3]})
 	}
 	return out
 }
 
-func dropWorker(ws []EngineWorker, isolate string) []EngineWorker {
+func dropWorker(ws []memory.EngineWorker, isolate string) []memory.EngineWorker {
 	out := ws[:0]
 	for _, w := range ws {
 		if w.Isolate != isolate {

@@ -16,8 +16,7 @@ import (
 	"time"
 
 	"github.com/wdext/wdext/driver"
-	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/wkinspector"
+	"github.com/wdext/wdext/engine/webkitgtk/wkinspector"
 )
 
 // BrowserPaths are where Debian's libwebkit2gtk packages put MiniBrowser,
@@ -97,9 +96,10 @@ type browser struct {
 	// automation is where WebKitWebDriver attaches (--target): the
 	// browser's inspector server.
 	automation string
-	// inspector is the inspector's HTTP server (WEBKIT_INSPECTOR_HTTP_SERVER):
-	// its target list and a WebSocket per target.
-	inspector *session.WebKitInspector
+	// inspector is the client of the inspector's HTTP server
+	// (WEBKIT_INSPECTOR_HTTP_SERVER): its target list and a WebSocket per
+	// target. The browser's proc owns it.
+	inspector *wkinspector.Browser
 	// pages are the page targets the inspector listed at start.
 	pages []int
 }
@@ -150,11 +150,11 @@ func (u *Upstream) startBrowser(ctx context.Context, display string, l launch, t
 			if lerr == nil && len(targets) > 0 {
 				delete(ports, httpPort)
 				for port := range ports {
-					b := &browser{proc: p, automation: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), pages: targets,
-						inspector: &session.WebKitInspector{Addr: inspector, Connection: conn, Automation: slices.Max(targets) + 1}}
-					client := wkinspector.NewBrowser(inspector, conn, b.inspector.Automation)
-					b.inspector.Client, p.client = client, client
-					return b, nil
+					// The automation session's target is the number after
+					// the first page's: never opened (see wkinspector).
+					client := wkinspector.NewBrowser(inspector, conn, slices.Max(targets)+1)
+					p.client = client
+					return &browser{proc: p, automation: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), pages: targets, inspector: client}, nil
 				}
 			}
 			err = lerr

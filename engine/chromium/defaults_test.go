@@ -1,4 +1,4 @@
-package webdriver_test
+package chromium_test
 
 import (
 	"encoding/json"
@@ -6,10 +6,10 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/engine/chromium"
 )
 
-var testDefaults = webdriver.ChromeDefaults{
+var testDefaults = chromium.Defaults{
 	Binary: "/usr/bin/chromium",
 	Args:   []string{"--no-sandbox", "--headless=new", "--disable-gpu"},
 }
@@ -124,7 +124,7 @@ func TestChromeDefaultsApply(t *testing.T) {
 func TestChromeDefaultsEmpty(t *testing.T) {
 	var m map[string]any
 	json.Unmarshal([]byte(`{"capabilities":{"alwaysMatch":{"goog:chromeOptions":{"args":["--x"]}}}}`), &m)
-	webdriver.ChromeDefaults{}.Apply(m)
+	chromium.Defaults{}.Apply(m)
 	data, _ := json.Marshal(m)
 	assert.Equal(t, string(data), `{"capabilities":{"alwaysMatch":{"goog:chromeOptions":{"args":["--x"]}}}}`)
 }

@@ -2,6 +2,7 @@ package wkinspector
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -118,4 +119,27 @@ func (c *Conn) FrameContexts(ctx context.Context) (map[string]int64, error) {
 // value into v.
 func (c *Conn) EvaluateIn(ctx context.Context, contextID int64, expression string, v any) error {
 	return c.evaluate(ctx, map[string]any{"expression": expression, "contextId": contextID, "returnByValue": true}, v)
+}
+
+// Evaluate runs expression in the page's main frame and decodes its value
+// into v.
+func (c *Conn) Evaluate(ctx context.Context, expression string, v any) error {
+	return c.evaluate(ctx, map[string]any{"expression": expression, "returnByValue": true}, v)
+}
+
+func (c *Conn) evaluate(ctx context.Context, params map[string]any, v any) error {
+	var r struct {
+		Result struct {
+			Value       any    `json:"value"`
+			Description string `json:"description"`
+		} `json:"result"`
+		WasThrown bool `json:"wasThrown"`
+	}
+	if err := c.Call(ctx, "Runtime.evaluate", params, &r); err != nil {
+		return err
+	}
+	if r.WasThrown {
+		return fmt.Errorf("evaluating %q threw %s", params["expression"], r.Result.Description)
+	}
+	return remarshal(r.Result.Value, v)
 }

@@ -1,4 +1,4 @@
-package memory
+package chromium
 
 import (
 	"context"
@@ -14,8 +14,10 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/wdext/wdext/cdp"
+	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // scene is a top-level browsing context as CDP shows it: the page target,
@@ -58,7 +60,7 @@ func (s *scene) isolates() []*node {
 func collect(ctx context.Context, b *cdp.Browser, handle string) (*scene, error) {
 	pageInfo, below, err := b.PageTree(ctx, handle)
 	if errors.Is(err, cdp.ErrNoPage) {
-		return nil, webdriver.Errorf(webdriver.NoSuchWindow, "the current window (handle %s) is not a page target of the browser's DevTools endpoint", handle)
+		return nil, wire.Errorf(webdriver.NoSuchWindow, "the current window (handle %s) is not a page target of the browser's DevTools endpoint", handle)
 	}
 	if err != nil {
 		return nil, err
@@ -125,31 +127,44 @@ func onTarget(ctx context.Context, b *cdp.Browser, id target.ID, fn func(*cdp.Se
 	}
 }
 
-// Measure measures the top-level browsing context of the window handle
-// from source (SourceAPI, SourceEngine, or "" for the default).
-func Measure(ctx context.Context, b *cdp.Browser, handle, source string) (MemoryMeasurement, error) {
+// MeasureMemory measures the current window's top-level browsing context
+// from source (wire.SourceAPI, wire.SourceEngine, or "" for the default:
+// the API where the page is cross-origin isolated, else the engine).
+func (e *Engine) MeasureMemory(ctx context.Context, source string) (wire.MemoryMeasurement, error) {
+	b, err := e.browser(ctx)
+	if err != nil {
+		return wire.MemoryMeasurement{}, err
+	}
+	handle, err := e.currentWindow(ctx)
+	if err != nil {
+		return wire.MemoryMeasurement{}, err
+	}
+	return measure(ctx, b, handle, source)
+}
+
+func measure(ctx context.Context, b *cdp.Browser, handle, source string) (wire.MemoryMeasurement, error) {
 	sc, err := collect(ctx, b, handle)
 	if err != nil {
-		return MemoryMeasurement{}, err
+		return wire.MemoryMeasurement{}, err
 	}
-	if source == "" || source == SourceAPI {
+	if source == "" || source == wire.SourceAPI {
 		isolated, err := crossOriginIsolated(ctx, sc.page.session)
 		if err != nil {
-			return MemoryMeasurement{}, err
+			return wire.MemoryMeasurement{}, err
 		}
 		switch {
 		case isolated:
-			source = SourceAPI
-		case source == SourceAPI:
-			return MemoryMeasurement{}, webdriver.Errorf(webdriver.UnsupportedOperation,
+			source = wire.SourceAPI
+		case source == wire.SourceAPI:
+			return wire.MemoryMeasurement{}, wire.Errorf(wire.UnsupportedOperation,
 				"source %q needs a cross-origin-isolated page (Cross-Origin-Opener-Policy: same-origin and "+
-					"Cross-Origin-Embedder-Policy: require-corp), and %s is not: use source %q", SourceAPI, sc.page.info.URL, SourceEngine)
+					"Cross-Origin-Embedder-Policy: require-corp), and %s is not: use source %q", wire.SourceAPI, sc.page.info.URL, wire.SourceEngine)
 		default:
-			source = SourceEngine
+			source = wire.SourceEngine
 		}
 	}
-	var m MemoryMeasurement
-	if source == SourceAPI {
+	var m wire.MemoryMeasurement
+	if source == wire.SourceAPI {
 		m, err = measureAPI(ctx, b, handle, sc)
 	} else {
 		m, err = measureEngine(ctx, b, sc)
@@ -157,8 +172,8 @@ func Measure(ctx context.Context, b *cdp.Browser, handle, source string) (Memory
 	if err != nil {
 		return m, err
 	}
-	if err := Validate(m); err != nil {
-		return m, webdriver.Errorf(webdriver.UnknownError, "the %s measurement breaks the spec's invariants: %v", source, err)
+	if err := memory.Validate(m); err != nil {
+		return m, wire.Errorf(wire.UnknownError, "the %s measurement breaks the spec's invariants: %v", source, err)
 	}
 	return m, nil
 }
@@ -180,9 +195,9 @@ func crossOriginIsolated(ctx context.Context, s *cdp.Session) (bool, error) {
 // the frame trees of the page and of its out-of-process iframes, the frame
 // owner elements (DOM.getFrameOwner and DOM.describeNode in the parent
 // frame's target) and the workers.
-func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (MemoryMeasurement, error) {
+func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (wire.MemoryMeasurement, error) {
 	var mu sync.Mutex
-	heaps := EngineHeaps{Bytes: map[string]uint64{}}
+	heaps := memory.EngineHeaps{Bytes: map[string]uint64{}}
 	host := map[string]*node{} // frame id → target whose frame tree holds it
 	var wg sync.WaitGroup
 	var errs []error
@@ -212,8 +227,8 @@ func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (MemoryMeasur
 	for _, n := range sc.nodes {
 		if n.info.Type == "worker" {
 			mu.Lock()
-			heaps.Workers = append(heaps.Workers, EngineWorker{
-				URL: n.info.URL, Global: ScopeDedicatedWorker, Frame: string(n.info.ParentFrameID), Isolate: n.isolate,
+			heaps.Workers = append(heaps.Workers, memory.EngineWorker{
+				URL: n.info.URL, Global: memory.ScopeDedicatedWorker, Frame: string(n.info.ParentFrameID), Isolate: n.isolate,
 			})
 			mu.Unlock()
 			continue
@@ -244,9 +259,9 @@ func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (MemoryMeasur
 					// about:blank.
 					url = "about:blank"
 				}
-				heaps.Frames = append(heaps.Frames, EngineFrame{
+				heaps.Frames = append(heaps.Frames, memory.EngineFrame{
 					ID: string(f.ID), ParentID: parent, URL: url,
-					Origin: serializedOrigin(f.SecurityOrigin), Isolate: n.isolate,
+					Origin: memory.SerializedOrigin(f.SecurityOrigin), Isolate: n.isolate,
 				})
 				host[string(f.ID)] = n
 				for _, c := range t.ChildFrames {
@@ -258,14 +273,14 @@ func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (MemoryMeasur
 	}
 	wg.Wait()
 	if len(errs) > 0 {
-		return MemoryMeasurement{}, errors.Join(errs...)
+		return wire.MemoryMeasurement{}, errors.Join(errs...)
 	}
 	// Realms of isolates that went away mid-collection, and frames whose
 	// parent is no longer among the frames (it navigated), are dropped
 	// with their descendants rather than fail the measurement.
 	measured := func(isolate string) bool { _, ok := heaps.Bytes[isolate]; return ok }
-	heaps.Frames = connected(slices.DeleteFunc(heaps.Frames, func(f EngineFrame) bool { return !measured(f.Isolate) }))
-	heaps.Workers = slices.DeleteFunc(heaps.Workers, func(w EngineWorker) bool { return !measured(w.Isolate) })
+	heaps.Frames = connected(slices.DeleteFunc(heaps.Frames, func(f memory.EngineFrame) bool { return !measured(f.Isolate) }))
+	heaps.Workers = slices.DeleteFunc(heaps.Workers, func(w memory.EngineWorker) bool { return !measured(w.Isolate) })
 
 	for i := range heaps.Frames {
 		f := &heaps.Frames[i]
@@ -283,33 +298,22 @@ func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (MemoryMeasur
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return MemoryMeasurement{}, err
+		return wire.MemoryMeasurement{}, err
 	}
 	intermediate, err := heaps.Intermediate()
 	if err != nil {
-		return MemoryMeasurement{}, err
+		return wire.MemoryMeasurement{}, err
 	}
-	return CreateNewMemoryMeasurement(intermediate, nil), nil
-}
-
-// serializedOrigin maps CDP's serialization of an opaque origin ("://",
-// for data: documents and sandboxed frames) to the HTML one, "null", which
-// is never the same origin as anything: two opaque origins cannot be told
-// apart by their strings.
-func serializedOrigin(o string) string {
-	if o == "" || o == "://" {
-		return "null"
-	}
-	return o
+	return memory.CreateNewMemoryMeasurement(intermediate, nil), nil
 }
 
 // connected keeps the top-level frame and the frames that reach it.
-func connected(frames []EngineFrame) []EngineFrame {
-	byID := map[string]*EngineFrame{}
+func connected(frames []memory.EngineFrame) []memory.EngineFrame {
+	byID := map[string]*memory.EngineFrame{}
 	for i := range frames {
 		byID[frames[i].ID] = &frames[i]
 	}
-	reaches := func(f *EngineFrame) bool {
+	reaches := func(f *memory.EngineFrame) bool {
 		for range len(frames) {
 			if f.ParentID == "" {
 				return true
@@ -322,7 +326,7 @@ func connected(frames []EngineFrame) []EngineFrame {
 		}
 		return false // a cycle: cannot happen, but never loop
 	}
-	var out []EngineFrame
+	var out []memory.EngineFrame
 	for i := range frames {
 		if reaches(&frames[i]) {
 			out = append(out, frames[i])
@@ -333,7 +337,7 @@ func connected(frames []EngineFrame) []EngineFrame {
 
 // frameOwner describes the element that holds a frame, from the target
 // that renders the frame's parent.
-func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*ContainerElement, error) {
+func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*memory.ContainerElement, error) {
 	o, err := cdproto.Call(ctx, s, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdproto.FrameID(frame)})
 	if err != nil {
 		return nil, err
@@ -342,7 +346,7 @@ func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*ContainerEl
 	if err != nil || d.Node == nil {
 		return nil, err
 	}
-	c := &ContainerElement{LocalName: d.Node.LocalName}
+	c := &memory.ContainerElement{LocalName: d.Node.LocalName}
 	if c.LocalName == "" {
 		c.LocalName = strings.ToLower(d.Node.NodeName)
 	}

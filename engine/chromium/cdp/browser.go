@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
-
-	"github.com/wdext/wdext/session"
 )
 
 // Browser is a CDP connection to one WebDriver session's browser, with the
@@ -23,25 +21,77 @@ type Browser struct {
 	mu       sync.Mutex
 	attached map[target.ID]*Session
 
-	// tracing is a one-slot lock: Chromium runs one tracing session at a
-	// time, and short users (forcesample) take turns.
-	tracing chan struct{}
+	// Chromium runs one tracing session at a time: tracer is its one
+	// owner on this connection.
+	tracer tracer
 }
 
 // NewBrowser wraps a connection.
 func NewBrowser(c *Conn) *Browser {
-	return &Browser{Conn: c, attached: make(map[target.ID]*Session), tracing: make(chan struct{}, 1)}
+	return &Browser{Conn: c, attached: make(map[target.ID]*Session)}
 }
 
-// LockTracing waits, as long as ctx allows, for the browser's tracing to be
-// free for the caller, who must call unlock when its trace has ended.
-func (b *Browser) LockTracing(ctx context.Context) (unlock func(), err error) {
-	select {
-	case b.tracing <- struct{}{}:
-		return func() { <-b.tracing }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for the browser's previous trace to end: %w", ctx.Err())
+// tracer hands the browser's single tracing session to one holder at a
+// time.
+type tracer struct {
+	mu     sync.Mutex
+	holder string        // "" when free
+	long   bool          // the holder keeps tracing on until told to stop
+	free   chan struct{} // closed when the holder lets go
+}
+
+// TracingBusyError is LockTracing's answer when a holder that keeps
+// tracing on indefinitely has it.
+type TracingBusyError struct{ Holder string }
+
+func (e *TracingBusyError) Error() string {
+	return "the browser's tracing is held by " + e.Holder
+}
+
+// LockTracing makes holder the owner of the browser's tracing until it
+// calls unlock. A brief holder is waited for, as long as ctx allows; a
+// long one (long: it keeps tracing on until told to stop, like a GC log)
+// is not, the answer is a *TracingBusyError at once.
+func (b *Browser) LockTracing(ctx context.Context, holder string, long bool) (unlock func(), err error) {
+	t := &b.tracer
+	for {
+		t.mu.Lock()
+		if t.holder == "" {
+			free := make(chan struct{})
+			t.holder, t.long, t.free = holder, long, free
+			t.mu.Unlock()
+			var once sync.Once
+			return func() {
+				once.Do(func() {
+					t.mu.Lock()
+					t.holder, t.long, t.free = "", false, nil
+					t.mu.Unlock()
+					close(free)
+				})
+			}, nil
+		}
+		if t.long {
+			h := t.holder
+			t.mu.Unlock()
+			return nil, &TracingBusyError{Holder: h}
+		}
+		free := t.free
+		t.mu.Unlock()
+		select {
+		case <-free:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the browser's previous trace to end: %w", ctx.Err())
+		}
 	}
+}
+
+// IsTracingStarted reports whether err is the browser's refusal of
+// Tracing.start because a tracing session (another client's: DevTools,
+// chromedriver's performance log) is already running. CDP gives that
+// refusal only the generic server-error code, so its message tells.
+func IsTracingStarted(err error) bool {
+	var ce *Error
+	return errors.As(err, &ce) && ce.Code == -32000 && strings.Contains(ce.Message, "already")
 }
 
 // Targets lists the browser's targets of the given types ("page",
@@ -97,48 +147,6 @@ func (b *Browser) Forget(id target.ID) {
 	b.mu.Lock()
 	delete(b.attached, id)
 	b.mu.Unlock()
-}
-
-type browserKey struct{}
-
-// ErrNoCDP is returned for sessions whose driver gave no CDP endpoint.
-var ErrNoCDP = errors.New("the session's driver reported no CDP endpoint (goog:chromeOptions.debuggerAddress): not a Chromium session")
-
-// ForSession returns the CDP browser of a WebDriver session, dialing it on
-// first use; the session closes it when it ends. A connection that broke
-// (browser crashed or quit) is replaced by a new one.
-func ForSession(ctx context.Context, sess *session.Session) (*Browser, error) {
-	if sess.DebuggerAddress == "" {
-		if sess.Engine != "" {
-			// Name the browser, so that the message says what is missing
-			// where (WebKitGTK's MiniBrowser has no CDP at all).
-			return nil, fmt.Errorf("%w (browserName %q)", ErrNoCDP, sess.Engine)
-		}
-		return nil, ErrNoCDP
-	}
-	open := func() (io.Closer, error) {
-		c, err := Dial(ctx, sess.DebuggerAddress)
-		if err != nil {
-			return nil, err
-		}
-		return NewBrowser(c), nil
-	}
-	r, err := sess.Resource(browserKey{}, open)
-	if err != nil {
-		return nil, fmt.Errorf("connecting to the browser: %w", err)
-	}
-	b := r.(*Browser)
-	select {
-	case <-b.Done():
-		sess.DropResource(browserKey{})
-		r, err = sess.Resource(browserKey{}, open)
-		if err != nil {
-			return nil, fmt.Errorf("reconnecting to the browser: %w", err)
-		}
-		b = r.(*Browser)
-	default:
-	}
-	return b, nil
 }
 
 // ErrNoPage is returned by PageTree when no page target has the handle.

@@ -20,17 +20,16 @@ import (
 	"time"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/webdriver"
-	"github.com/wdext/wdext/wkinspector"
 )
 
-// Engine is the browserName WebKitWebDriver reports for MiniBrowser, and
-// so the session.Session.Engine of WebKitGTK sessions.
-const Engine = "MiniBrowser"
+// BrowserName is the browserName WebKitWebDriver reports for MiniBrowser.
+const BrowserName = "MiniBrowser"
 
-// IsEngine reports whether a session's engine (its browserName) is
-// WebKitGTK's.
-func IsEngine(browserName string) bool {
+// IsBrowser reports whether a session's browserName is a WebKitGTK
+// browser's.
+func IsBrowser(browserName string) bool {
 	switch strings.ToLower(browserName) {
 	case "minibrowser", "webkitgtk", "epiphany", "cog":
 		return true
@@ -108,12 +107,15 @@ type proc struct {
 	browser *proc
 	// client is a browser's inspector client, closed when it is killed.
 	client io.Closer
+	killed sync.Once
 }
 
 var subreaper sync.Once
 
 // Managed is true: wdext owns the drivers and browsers.
 func (u *Upstream) Managed() bool { return true }
+
+func (u *Upstream) String() string { return "managed " + u.Driver + " (one per session)" }
 
 // Current is for commands of sessions wdext does not know: there is no
 // shared driver to send them to.
@@ -227,7 +229,10 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 			p.kill()
 		})
 	}
-	return &driver.Instance{URL: p.url, Done: p.done, Inspector: b.inspector}, orDefault(u.NewSessionTimeout, 30*time.Second), bind, nil
+	bindEngine := func(_ context.Context, s engine.NewSession) (engine.Engine, error) {
+		return &Engine{driver: s.Driver, inspector: b.inspector, browserName: browserName(s.Capabilities)}, nil
+	}
+	return &driver.Instance{URL: p.url, Done: p.done, Bind: bindEngine}, orDefault(u.NewSessionTimeout, 30*time.Second), bind, nil
 }
 
 // bootstrap makes the inspector run the injected script first in every
@@ -243,8 +248,7 @@ func (u *Upstream) bootstrap(b *browser) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	client := b.inspector.Client.(*wkinspector.Browser)
-	if err := client.SetBootstrap(ctx, u.Inject, b.pages); err != nil {
+	if err := b.inspector.SetBootstrap(ctx, u.Inject, b.pages); err != nil {
 		u.logger().Warn("the polyfill is injected by the proxy only (http documents): setting it as the inspector's bootstrap script failed", "err", err)
 	}
 }
@@ -426,6 +430,13 @@ func (p *proc) waitReady(ctx context.Context, timeout time.Duration) error {
 // processes), waits for the leader and reaps the others, which were
 // reparented to wdext (a child subreaper) when the leader died.
 func (p *proc) kill() {
+	p.killed.Do(p.killGroup)
+	<-p.done
+}
+
+// killGroup is kill's one run: the group id may name someone else's
+// processes once the group is gone, so it is signalled once.
+func (p *proc) killGroup() {
 	pg := p.cmd.Process.Pid
 	syscall.Kill(-pg, syscall.SIGTERM)
 	select {

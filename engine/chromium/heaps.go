@@ -1,0 +1,79 @@
+package chromium
+
+import (
+	"context"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/memory/census"
+)
+
+// Heaps lists the V8 isolates of the current window: the page's, then
+// (all) those of its out-of-process frames and workers, one per isolate
+// (targets in one process share an isolate, hence a heap).
+func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
+	b, err := e.browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, below, err := e.currentPage(ctx, b)
+	if err != nil {
+		return nil, cdpError("finding the current page", err)
+	}
+	if !all {
+		return []engine.Heap{e.heap(b, page)}, nil
+	}
+	var out []engine.Heap
+	seen := map[string]bool{}
+	for _, t := range append([]*target.Info{page}, below...) {
+		iso, err := e.isolate(ctx, b, t.TargetID)
+		if err != nil {
+			if t == page || ctx.Err() != nil {
+				return nil, err
+			}
+			out = append(out, engine.Heap{Type: t.Type, URL: t.URL, ID: string(t.TargetID), Err: err})
+			continue
+		}
+		if seen[iso] {
+			continue
+		}
+		seen[iso] = true
+		out = append(out, e.heap(b, t))
+	}
+	return out, nil
+}
+
+// isolate names the target's V8 isolate.
+func (e *Engine) isolate(ctx context.Context, b *cdp.Browser, id target.ID) (string, error) {
+	ts, err := e.attach(ctx, b, id)
+	if err != nil {
+		return "", cdpError("attaching to the target", err)
+	}
+	iso, err := cdproto.Call(ctx, ts.s, runtime.GetIsolateID, cdproto.Empty{})
+	if err != nil {
+		e.forget(ts)
+		return "", cdpError("identifying the target's isolate", err)
+	}
+	return iso.ID, nil
+}
+
+// heap is the target's isolate as an engine.Heap: a snapshot of it, read
+// as it streams in.
+func (e *Engine) heap(b *cdp.Browser, t *target.Info) engine.Heap {
+	return engine.Heap{Type: t.Type, URL: t.URL, ID: string(t.TargetID), Snapshot: func(ctx context.Context) (census.Heap, error) {
+		ts, err := e.attach(ctx, b, t.TargetID)
+		if err != nil {
+			return nil, cdpError("attaching to the target", err)
+		}
+		snap, err := takeSnapshot(ctx, ts)
+		if err != nil {
+			e.forget(ts)
+			return nil, cdpError("taking a heap snapshot", err)
+		}
+		return census.V8(snap), nil
+	}}
+}

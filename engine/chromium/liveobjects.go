@@ -1,0 +1,95 @@
+package chromium
+
+import (
+	"context"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/memory/heapsnapshot"
+	"github.com/wdext/wdext/wire"
+)
+
+// liveTracking is V8's allocation tracker in one page, between
+// live-objects/start and stop.
+type liveTracking struct {
+	e  *Engine
+	ts *targetSession
+}
+
+// StartLiveObjects starts a fresh allocation tracker in the current
+// window's page: V8 records the stack of every allocation from now on,
+// and nothing before.
+func (e *Engine) StartLiveObjects(ctx context.Context) (engine.LiveObjectTracking, error) {
+	ts, err := e.attachCurrentPage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: &yes}); err != nil {
+		e.forget(ts)
+		return nil, cdpError("starting V8's allocation tracker", err)
+	}
+	return &liveTracking{e: e, ts: ts}, nil
+}
+
+// Stop takes a heap snapshot (stopTrackingHeapObjects does, after a GC,
+// so only live objects, while the tracker still runs), stops the tracker
+// and groups the objects it saw allocated.
+func (l *liveTracking) Stop(ctx context.Context) (wire.LiveObjects, error) {
+	ts := l.ts
+	snap, err := streamSnapshot(ctx, ts, func(ctx context.Context) error {
+		_, err := cdproto.Call(ctx, ts.s, heapprofiler.StopTrackingHeapObjects, heapprofiler.StopTrackingHeapObjectsParams{
+			ReportProgress:      &no,
+			CaptureNumericValue: &no,
+			ExposeInternals:     &no,
+		})
+		return err
+	})
+	if err != nil {
+		l.e.forget(ts)
+		return wire.LiveObjects{}, cdpError("stopping V8's allocation tracker", err)
+	}
+	return groupLive(snap), nil
+}
+
+// groupLive groups the snapshot's objects that have an allocation trace,
+// that is, that were allocated while the tracker ran, by stack and class.
+// V8 keeps a trace only for allocations it saw, so older objects have none
+// (trace node 0).
+func groupLive(snap *heapsnapshot.Snapshot) wire.LiveObjects {
+	type key struct {
+		trace uint32
+		class string
+	}
+	groups := map[key]*wire.LiveObjectGroup{}
+	out := wire.LiveObjects{LiveObjects: []wire.LiveObjectGroup{}}
+	for i := range snap.NodeCount() {
+		id := snap.TraceNodeID(i)
+		if id == 0 || snap.Type(i) == "synthetic" {
+			continue
+		}
+		class, ok := snap.ClassName(i)
+		if !ok {
+			class = "(" + snap.Type(i) + ")"
+		}
+		k := key{id, class}
+		g := groups[k]
+		if g == nil {
+			frames, ok := snap.Stack(id)
+			if !ok {
+				continue
+			}
+			g = &wire.LiveObjectGroup{CreatedFrom: frames, Class: class}
+			groups[k] = g
+		}
+		g.Count++
+		g.InstanceSize += snap.SelfSize(i)
+	}
+	for _, g := range groups {
+		out.LiveObjects = append(out.LiveObjects, *g)
+		out.Count += g.Count
+		out.InstanceSize += g.InstanceSize
+	}
+	out.Sort()
+	return out
+}

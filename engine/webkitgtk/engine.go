@@ -1,0 +1,85 @@
+package webkitgtk
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/engine/webkitgtk/wkinspector"
+)
+
+// Engine is a WebKitGTK session's browser that wdext started itself, so
+// that it serves WebKit's remote inspector: forcesample through the
+// Profiler polyfill in every frame, and the memory commands through
+// JavaScriptCore heap snapshots.
+type Engine struct {
+	driver engine.Driver
+	// inspector is the browser's inspector client; the upstream that
+	// started the browser owns it and closes it with the browser.
+	inspector   *wkinspector.Browser
+	browserName string
+}
+
+// Name says what the engine is.
+func (e *Engine) Name() string { return "WebKitGTK (remote inspector)" }
+
+// Close does nothing: the inspector client goes with the browser.
+func (e *Engine) Close() error { return nil }
+
+// Lacks says what WebKit's inspector (WebKitGTK 2.50) lacks, measured.
+func (e *Engine) Lacks(capability string) string {
+	switch capability {
+	case engine.AllocationLog.Name:
+		return "WebKit's inspector records no allocations as they happen " +
+			"(no counterpart of V8's sampling heap profiler or allocation tracker; heap snapshots carry no allocation stacks)"
+	case engine.GCLog.Name:
+		return "WebKit's inspector reports collections (Heap.garbageCollected) without sizes, " +
+			"and with start and end times of 0 outside a Timeline recording (measured)"
+	}
+	return ""
+}
+
+// BindRemote is the engine.Binder of WebKitGTK sessions of drivers wdext
+// does not run: no inspector, so forcesample walks every frame by
+// WebDriver commands (see walk), and nothing else.
+func BindRemote(_ context.Context, s engine.NewSession) (engine.Engine, error) {
+	name := browserName(s.Capabilities)
+	if !IsBrowser(name) {
+		return nil, fmt.Errorf("browserName %q is not a WebKitGTK browser", name)
+	}
+	return &Walker{driver: s.Driver}, nil
+}
+
+// Walker is the engine of a WebKitGTK session whose browser wdext did not
+// start: forcesample by the WebDriver walk.
+type Walker struct{ driver engine.Driver }
+
+// NewWalker is the engine of a WebKitGTK session that reaches its driver
+// through d (also for tests of the walk on sessions wdext runs).
+func NewWalker(d engine.Driver) *Walker { return &Walker{driver: d} }
+
+// Name says what the engine is.
+func (*Walker) Name() string { return "WebKitGTK (WebDriver only)" }
+
+// Close does nothing.
+func (*Walker) Close() error { return nil }
+
+// Lacks says why the memory commands are missing.
+func (*Walker) Lacks(string) string {
+	return "wdext reaches WebKitGTK's memory through the remote inspector of a browser it starts itself (wdext serve --engine webkitgtk)"
+}
+
+func browserName(caps map[string]any) string {
+	name, _ := caps["browserName"].(string)
+	return name
+}
+
+var (
+	_ engine.Sampler           = (*Engine)(nil)
+	_ engine.MemoryMeasurer    = (*Engine)(nil)
+	_ engine.GarbageCollector  = (*Engine)(nil)
+	_ engine.HeapSource        = (*Engine)(nil)
+	_ engine.LiveObjectTracker = (*Engine)(nil)
+	_ engine.Explainer         = (*Engine)(nil)
+	_ engine.Sampler           = (*Walker)(nil)
+)

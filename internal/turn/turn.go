@@ -1,0 +1,30 @@
+// Package turn is a lock whose waiters give up when their context ends:
+// for state machines whose steps do I/O (a tracker started over CDP, say),
+// so that a step holds the turn through its I/O, bounded by its own
+// deadline, and nobody waits past theirs.
+package turn
+
+import (
+	"context"
+	"fmt"
+)
+
+// Turn is held by one caller at a time. The zero value is not usable:
+// make one with New.
+type Turn chan struct{}
+
+// New returns a free turn.
+func New() Turn { return make(Turn, 1) }
+
+// Take waits for the turn as long as ctx allows.
+func (t Turn) Take(ctx context.Context) error {
+	select {
+	case t <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the previous command of this kind to finish: %w", ctx.Err())
+	}
+}
+
+// Give hands the turn back.
+func (t Turn) Give() { <-t }
