@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -69,9 +68,13 @@ func First(binders ...Binder) Binder {
 			}
 		}
 		name, _ := s.Capabilities["browserName"].(string)
-		return unbound{browser: name, why: strings.Join(reasons, "; ")}, nil
+		return None(name, strings.Join(reasons, "; ")), nil
 	}
 }
+
+// None is the engine of a session no engine serves, for a browser named
+// browserName: it has no capabilities, and its messages say why.
+func None(browserName, why string) Engine { return unbound{browser: browserName, why: why} }
 
 // unbound is the engine of a session no engine serves.
 type unbound struct{ browser, why string }
@@ -135,6 +138,3 @@ func Unsupported(sess *session.Session, e Engine, what, why string) *wire.Error 
 	}
 	return wire.Errorf(wire.UnsupportedOperation, "%s on %s: %s", what, name, why)
 }
-
-// ErrDeclined is wrapped by binders' reasons for declining a session.
-var ErrDeclined = errors.New("not this engine's session")

@@ -35,7 +35,7 @@ func Command(ctx context.Context, sess *session.Session, body []byte) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return nil, s.ForceSample(ctx)
+	return webdriver.Within(ctx, timeout, "forcesample", func(ctx context.Context) (any, error) {
+		return nil, s.ForceSample(ctx)
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/webdriver"
 )
@@ -40,7 +41,7 @@ func fakeDriver(t *testing.T, status int, forcesampleReply string) (*httptest.Se
 
 func wdext(t *testing.T, upstream string) string {
 	u, _ := url.Parse(upstream)
-	srv := webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: u}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: u, Bind: chromium.Bind}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	forcesample.Register(srv)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)

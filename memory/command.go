@@ -124,9 +124,9 @@ func MeasureCommand(ctx context.Context, sess *session.Session, body []byte) (an
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
-	defer cancel()
-	return m.MeasureMemory(ctx, args.Source)
+	return webdriver.Within(ctx, args.Timeout, "memory/measure", func(ctx context.Context) (any, error) {
+		return m.MeasureMemory(ctx, args.Source)
+	})
 }
 
 // GCCommand is POST /session/{id}/wdext/memory/gc: a full garbage
@@ -141,7 +141,7 @@ func GCCommand(ctx context.Context, sess *session.Session, body []byte) (any, er
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, args.Timeout)
-	defer cancel()
-	return g.CollectGarbage(ctx)
+	return webdriver.Within(ctx, args.Timeout, "memory/gc", func(ctx context.Context) (any, error) {
+		return g.CollectGarbage(ctx)
+	})
 }

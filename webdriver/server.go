@@ -248,23 +248,41 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Sessi
 	WriteValue(w, v)
 }
 
-// commandError is the one mapping of an extension command's failure to a
-// W3C error: a dead driver is "invalid session id"; a *Error keeps its
-// code; running out of time (the command's own deadline or the server's)
-// is "timeout"; anything else is "unknown error".
+// commandError maps an extension command's failure to a W3C error: a dead
+// driver is "invalid session id", the rest as Within does, against the
+// server's own deadline.
 func (s *Server) commandError(ctx context.Context, r *http.Request, sess *session.Session, err error) *Error {
 	if sess.Dead() {
 		return Errorf(InvalidSessionID, "the driver process that held this session has exited")
 	}
+	return deadlineError(ctx, r.Context(), r.URL.Path, s.cfg.CommandTimeout, err)
+}
+
+// Within runs f with ctx bounded by timeout (a command's own "timeout"
+// parameter) and maps its failure the one way every extension command's
+// is mapped: a *Error keeps its code; running out of time is "timeout",
+// naming what timed out and what was pending; the rest is "unknown error".
+func Within[T any](ctx context.Context, timeout time.Duration, what string, f func(context.Context) (T, error)) (T, error) {
+	inner, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, err := f(inner)
+	if err != nil {
+		return v, deadlineError(inner, ctx, what, timeout, err)
+	}
+	return v, nil
+}
+
+// deadlineError is the mapping of Within: ctx is the deadline the failure
+// ran under, outer the caller's (whose end is not a timeout of ours).
+func deadlineError(ctx, outer context.Context, what string, timeout time.Duration, err error) *Error {
 	var we *Error
 	if errors.As(err, &we) {
 		return we
 	}
-	path := r.URL.Path
-	if errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && r.Context().Err() == nil) {
-		return Errorf(Timeout, "%s did not finish in time: %v", path, err)
+	if errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && outer.Err() == nil) {
+		return Errorf(Timeout, "%s did not finish within the timeout of %d ms: %v", what, timeout.Milliseconds(), err)
 	}
-	return Errorf(UnknownError, "%s: %v", path, err)
+	return Errorf(UnknownError, "%s: %v", what, err)
 }
 
 // liveSession finds the request's session in the registry.
@@ -472,9 +490,14 @@ func (s *Server) bind(ctx context.Context, sess *session.Session, in *driver.Ins
 		return
 	}
 	e, err := in.Bind(ctx, engine.NewSession{ID: sess.ID, Capabilities: sess.Capabilities, Driver: sessionDriver(sess, s.client)})
-	if err != nil || e == nil {
-		s.cfg.Log.Warn("no engine for the session", "session", sess.ID, "err", err)
-		return
+	if e == nil {
+		// Declined or failed: the session's extension commands say why.
+		why := "its upstream's engine did not bind"
+		if err != nil {
+			why = err.Error()
+		}
+		s.cfg.Log.Debug("no engine for the session", "session", sess.ID, "why", why)
+		e = engine.None(sess.BrowserName, why)
 	}
 	engine.Bind(sess, e)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/internal/turn"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -37,7 +38,7 @@ func Bind(_ context.Context, s engine.NewSession) (engine.Engine, error) {
 	if addr == "" {
 		return nil, errors.New("the driver reported no CDP endpoint (goog:chromeOptions.debuggerAddress): not a Chromium session")
 	}
-	return &Engine{addr: addr, driver: s.Driver}, nil
+	return &Engine{addr: addr, driver: s.Driver, gc: gcLog{turn: turn.New()}}, nil
 }
 
 // DebuggerAddress is the CDP endpoint (host:port) in a new-session reply's
