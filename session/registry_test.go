@@ -165,8 +165,9 @@ func TestExpireIdle(t *testing.T) {
 	go func() {
 		defer close(done)
 		r.ExpireIdle(ctx, timeout, 10*time.Millisecond, func(_ context.Context, s *session.Session) {
-			expired <- s.ID
+			// Removed before it is reported: the test looks it up next.
 			r.Remove(s.ID)
+			expired <- s.ID
 		})
 	}()
 	// Keep busy in use until idle has gone.
@@ -191,3 +192,58 @@ func TestExpireIdle(t *testing.T) {
 		t.Fatal("ExpireIdle did not stop with its context")
 	}
 }
+
+// A resource's open runs without the session's lock: a slow open (a dial
+// to a browser) delays neither Touch nor another resource of the same
+// session; of two first uses racing, one resource is kept and the other
+// closed; a session that ends during an open closes what it opened.
+func TestResourceOpenHoldsNoLock(t *testing.T) {
+	s := session.New("s", upstream)
+	release := make(chan struct{})
+	opened := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Resource("slow", func() (io.Closer, error) {
+			close(opened)
+			<-release
+			return &closer{}, nil
+		})
+		done <- err
+	}()
+	<-opened
+	touched := make(chan struct{})
+	go func() {
+		s.Touch()
+		s.Resource("other", func() (io.Closer, error) { return &closer{}, nil })
+		close(touched)
+	}()
+	select {
+	case <-touched:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Touch waited for another resource's open")
+	}
+	close(release)
+	assert.NilError(t, <-done)
+
+	// Racing first uses: one is kept, the loser is closed.
+	a, b := &closer{}, &closer{}
+	ra, err := s.Attach("race", a)
+	assert.NilError(t, err)
+	rb, err := s.Attach("race", b)
+	assert.NilError(t, err)
+	assert.Assert(t, ra == rb && ra == io.Closer(a))
+	assert.Assert(t, b.n.Load() == 1 && a.n.Load() == 0)
+
+	// Ended while opening: what was opened is closed, and the caller told.
+	r := session.NewRegistry()
+	s2 := session.New("s2", upstream)
+	r.Add(s2)
+	late := &closer{}
+	_, err = s2.Resource("late", func() (io.Closer, error) {
+		r.Remove("s2")
+		return late, nil
+	})
+	assert.ErrorIs(t, err, session.ErrClosed)
+	assert.Assert(t, late.n.Load() == 1)
+}
+
