@@ -16,7 +16,6 @@ import (
 
 	"github.com/wdext/wdext/engine/chromium/cdp"
 	"github.com/wdext/wdext/memory"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -60,7 +59,7 @@ func (s *scene) isolates() []*node {
 func collect(ctx context.Context, b *cdp.Browser, handle string) (*scene, error) {
 	pageInfo, below, err := b.PageTree(ctx, handle)
 	if errors.Is(err, cdp.ErrNoPage) {
-		return nil, wire.Errorf(webdriver.NoSuchWindow, "the current window (handle %s) is not a page target of the browser's DevTools endpoint", handle)
+		return nil, wire.Errorf(wire.NoSuchWindow, "the current window (handle %s) is not a page target of the browser's DevTools endpoint", handle)
 	}
 	if err != nil {
 		return nil, err

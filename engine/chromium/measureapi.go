@@ -14,7 +14,6 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/wdext/wdext/engine/chromium/cdp"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -70,7 +69,7 @@ func measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (
 		cdproto.Call(cctx, ps, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
 	}()
 	if ev.ExceptionDetails != nil {
-		return wire.MemoryMeasurement{}, wire.Errorf(webdriver.JavascriptError, "performance.measureUserAgentSpecificMemory() threw: %s", exceptionText(ev.ExceptionDetails))
+		return wire.MemoryMeasurement{}, wire.Errorf(wire.JavascriptError, "performance.measureUserAgentSpecificMemory() threw: %s", exceptionText(ev.ExceptionDetails))
 	}
 
 	wctx, stop := context.WithCancel(ctx)
@@ -114,7 +113,7 @@ func measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (
 				return wire.MemoryMeasurement{}, fmt.Errorf("waiting for performance.measureUserAgentSpecificMemory() (did the page navigate?): %w", s.err)
 			}
 			if s.res.ExceptionDetails != nil {
-				return wire.MemoryMeasurement{}, wire.Errorf(webdriver.JavascriptError, "performance.measureUserAgentSpecificMemory() rejected: %s", exceptionText(s.res.ExceptionDetails))
+				return wire.MemoryMeasurement{}, wire.Errorf(wire.JavascriptError, "performance.measureUserAgentSpecificMemory() rejected: %s", exceptionText(s.res.ExceptionDetails))
 			}
 			return decodeMeasurement(s.res.Result.Value)
 		case <-ctx.Done():

@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/tebeka/selenium"
-
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // Client sends extension commands to a WebDriver endpoint.
@@ -52,7 +51,7 @@ func (c *Client) ForceSample(ctx context.Context, sessionID string) error {
 }
 
 // Do sends a command and decodes the reply's value into out (if not nil).
-// A W3C error reply comes back as a *webdriver.Error.
+// A W3C error reply comes back as a *wire.Error.
 func (c *Client) Do(ctx context.Context, method, path string, params, out any) error {
 	var body io.Reader
 	if params != nil {
@@ -88,7 +87,7 @@ func (c *Client) Do(ctx context.Context, method, path string, params, out any) e
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		if we, ok := webdriver.ParseError(reply); ok {
+		if we, ok := wire.ParseError(reply); ok {
 			return we
 		}
 		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, reply)

@@ -6,8 +6,7 @@ import (
 	"net/http"
 
 	"github.com/tebeka/selenium"
-
-	"github.com/wdext/wdext/memory/debuggermemory"
+	"github.com/wdext/wdext/wire"
 )
 
 // The Debugger.Memory-style commands (package memory/debuggermemory). Each
@@ -35,9 +34,9 @@ func TakeCensus(wd selenium.WebDriver, breakdown, out any) error {
 
 // TakeCensus sends POST /session/{id}/wdext/memory/census. targets is
 // "page" or "all" ("" is "page"); with "all", out receives a
-// debuggermemory.AllCensus.
+// wire.AllCensus.
 func (c *Client) TakeCensus(ctx context.Context, sessionID string, breakdown any, targets string, out any) error {
-	args := debuggermemory.CensusArgs{Targets: targets}
+	args := wire.CensusArgs{Targets: targets}
 	if breakdown != nil {
 		raw, err := json.Marshal(breakdown)
 		if err != nil {
@@ -50,67 +49,67 @@ func (c *Client) TakeCensus(ctx context.Context, sessionID string, breakdown any
 
 // SetAllocations sets the allocation log's options (nil fields keep their
 // value) and returns them all.
-func SetAllocations(wd selenium.WebDriver, args debuggermemory.AllocationArgs) (debuggermemory.AllocationSettings, error) {
+func SetAllocations(wd selenium.WebDriver, args wire.AllocationArgs) (wire.AllocationSettings, error) {
 	c, id, err := forSession(wd)
 	if err != nil {
-		return debuggermemory.AllocationSettings{}, err
+		return wire.AllocationSettings{}, err
 	}
 	return c.SetAllocations(context.Background(), id, args)
 }
 
 // SetAllocations sends POST /session/{id}/wdext/memory/allocations.
-func (c *Client) SetAllocations(ctx context.Context, sessionID string, args debuggermemory.AllocationArgs) (debuggermemory.AllocationSettings, error) {
-	var out debuggermemory.AllocationSettings
+func (c *Client) SetAllocations(ctx context.Context, sessionID string, args wire.AllocationArgs) (wire.AllocationSettings, error) {
+	var out wire.AllocationSettings
 	err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/allocations", args, &out)
 	return out, err
 }
 
 // DrainAllocations returns and clears the allocation log
 // (drainAllocationsLog).
-func DrainAllocations(wd selenium.WebDriver) (debuggermemory.AllocationsLog, error) {
+func DrainAllocations(wd selenium.WebDriver) (wire.AllocationsLog, error) {
 	c, id, err := forSession(wd)
 	if err != nil {
-		return debuggermemory.AllocationsLog{}, err
+		return wire.AllocationsLog{}, err
 	}
 	return c.DrainAllocations(context.Background(), id)
 }
 
 // DrainAllocations sends POST /session/{id}/wdext/memory/allocations/drain.
-func (c *Client) DrainAllocations(ctx context.Context, sessionID string) (debuggermemory.AllocationsLog, error) {
-	var out debuggermemory.AllocationsLog
+func (c *Client) DrainAllocations(ctx context.Context, sessionID string) (wire.AllocationsLog, error) {
+	var out wire.AllocationsLog
 	err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/allocations/drain", struct{}{}, &out)
 	return out, err
 }
 
 // CollectGCLog starts (true) or stops (false) collecting garbage
 // collections.
-func CollectGCLog(wd selenium.WebDriver, collect bool) (debuggermemory.GCLogState, error) {
+func CollectGCLog(wd selenium.WebDriver, collect bool) (wire.GCLogState, error) {
 	c, id, err := forSession(wd)
 	if err != nil {
-		return debuggermemory.GCLogState{}, err
+		return wire.GCLogState{}, err
 	}
 	return c.CollectGCLog(context.Background(), id, collect)
 }
 
 // CollectGCLog sends POST /session/{id}/wdext/memory/gc-log.
-func (c *Client) CollectGCLog(ctx context.Context, sessionID string, collect bool) (debuggermemory.GCLogState, error) {
-	var out debuggermemory.GCLogState
-	err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/gc-log", debuggermemory.GCLogArgs{Collect: &collect}, &out)
+func (c *Client) CollectGCLog(ctx context.Context, sessionID string, collect bool) (wire.GCLogState, error) {
+	var out wire.GCLogState
+	err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/gc-log", wire.GCLogArgs{Collect: &collect}, &out)
 	return out, err
 }
 
 // GCLogEntries returns the collections logged since the last call.
-func GCLogEntries(wd selenium.WebDriver) (debuggermemory.GCLog, error) {
+func GCLogEntries(wd selenium.WebDriver) (wire.GCLog, error) {
 	c, id, err := forSession(wd)
 	if err != nil {
-		return debuggermemory.GCLog{}, err
+		return wire.GCLog{}, err
 	}
 	return c.GCLogEntries(context.Background(), id)
 }
 
 // GCLogEntries sends GET /session/{id}/wdext/memory/gc-log.
-func (c *Client) GCLogEntries(ctx context.Context, sessionID string) (debuggermemory.GCLog, error) {
-	var out debuggermemory.GCLog
+func (c *Client) GCLogEntries(ctx context.Context, sessionID string) (wire.GCLog, error) {
+	var out wire.GCLog
 	err := c.Do(ctx, http.MethodGet, "/session/"+sessionID+"/wdext/memory/gc-log", nil, &out)
 	return out, err
 }
@@ -131,17 +130,17 @@ func (c *Client) StartLiveObjects(ctx context.Context, sessionID string) error {
 
 // StopLiveObjects stops recording and returns the objects allocated since
 // StartLiveObjects that are still alive, grouped by creation site.
-func StopLiveObjects(wd selenium.WebDriver) (debuggermemory.LiveObjects, error) {
+func StopLiveObjects(wd selenium.WebDriver) (wire.LiveObjects, error) {
 	c, id, err := forSession(wd)
 	if err != nil {
-		return debuggermemory.LiveObjects{}, err
+		return wire.LiveObjects{}, err
 	}
 	return c.StopLiveObjects(context.Background(), id)
 }
 
 // StopLiveObjects sends POST /session/{id}/wdext/memory/live-objects/stop.
-func (c *Client) StopLiveObjects(ctx context.Context, sessionID string) (debuggermemory.LiveObjects, error) {
-	var out debuggermemory.LiveObjects
+func (c *Client) StopLiveObjects(ctx context.Context, sessionID string) (wire.LiveObjects, error) {
+	var out wire.LiveObjects
 	err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/live-objects/stop", struct{}{}, &out)
 	return out, err
 }

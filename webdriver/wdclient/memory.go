@@ -6,17 +6,16 @@ import (
 	"time"
 
 	"github.com/tebeka/selenium"
-
-	"github.com/wdext/wdext/memory"
+	"github.com/wdext/wdext/wire"
 )
 
 // MeasureOptions are the parameters of the memory measure command.
 type MeasureOptions struct {
-	// Source is memory.SourceAPI, memory.SourceEngine, or "" for wdext's
+	// Source is wire.SourceAPI, wire.SourceEngine, or "" for wdext's
 	// default (the API where the page is cross-origin isolated).
 	Source string
 	// Timeout bounds the command on the server; 0 leaves wdext's default
-	// (memory.DefaultTimeout).
+	// (the measure command's default).
 	Timeout time.Duration
 }
 
@@ -35,7 +34,7 @@ func (o MeasureOptions) params() map[string]any {
 // MeasureMemory measures the memory of wd's current top-level browsing
 // context (POST /session/{id}/wdext/memory/measure), in the shape of the
 // Measure Memory API's MemoryMeasurement.
-func MeasureMemory(wd selenium.WebDriver, opts MeasureOptions) (*memory.MemoryMeasurement, error) {
+func MeasureMemory(wd selenium.WebDriver, opts MeasureOptions) (*wire.MemoryMeasurement, error) {
 	c, err := For(wd)
 	if err != nil {
 		return nil, err
@@ -44,8 +43,8 @@ func MeasureMemory(wd selenium.WebDriver, opts MeasureOptions) (*memory.MemoryMe
 }
 
 // MeasureMemory sends POST /session/{id}/wdext/memory/measure.
-func (c *Client) MeasureMemory(ctx context.Context, sessionID string, opts MeasureOptions) (*memory.MemoryMeasurement, error) {
-	var m memory.MemoryMeasurement
+func (c *Client) MeasureMemory(ctx context.Context, sessionID string, opts MeasureOptions) (*wire.MemoryMeasurement, error) {
+	var m wire.MemoryMeasurement
 	if err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/measure", opts.params(), &m); err != nil {
 		return nil, err
 	}
@@ -56,7 +55,7 @@ func (c *Client) MeasureMemory(ctx context.Context, sessionID string, opts Measu
 // out-of-process iframes and its dedicated workers (POST
 // /session/{id}/wdext/memory/gc), and returns each isolate's used heap
 // before and after.
-func CollectGarbage(wd selenium.WebDriver) (*memory.GCResult, error) {
+func CollectGarbage(wd selenium.WebDriver) (*wire.GCResult, error) {
 	c, err := For(wd)
 	if err != nil {
 		return nil, err
@@ -65,8 +64,8 @@ func CollectGarbage(wd selenium.WebDriver) (*memory.GCResult, error) {
 }
 
 // CollectGarbage sends POST /session/{id}/wdext/memory/gc.
-func (c *Client) CollectGarbage(ctx context.Context, sessionID string) (*memory.GCResult, error) {
-	var r memory.GCResult
+func (c *Client) CollectGarbage(ctx context.Context, sessionID string) (*wire.GCResult, error) {
+	var r wire.GCResult
 	if err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/gc", struct{}{}, &r); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // The helpers send the documented parameters to the documented paths and
@@ -26,12 +27,12 @@ func TestMemoryCommands(t *testing.T) {
 		got = append(got, request{r.Method, r.URL.Path, string(body)})
 		switch r.URL.Path {
 		case "/session/s1/wdext/memory/measure":
-			webdriver.WriteValue(w, memory.MemoryMeasurement{Bytes: 5, Breakdown: []memory.MemoryBreakdownEntry{
+			webdriver.WriteValue(w, wire.MemoryMeasurement{Bytes: 5, Breakdown: []memory.MemoryBreakdownEntry{
 				{Bytes: 5, Attribution: []memory.MemoryAttribution{{URL: "https://a.test/", Scope: memory.ScopeWindow}}, Types: []string{"JavaScript"}},
 				{},
 			}})
 		case "/session/s1/wdext/memory/gc":
-			webdriver.WriteValue(w, memory.GCResult{Targets: []memory.GCTarget{{Type: "page", URL: "https://a.test/", UsedBefore: 9, UsedAfter: 4}}})
+			webdriver.WriteValue(w, wire.GCResult{Targets: []memory.GCTarget{{Type: "page", URL: "https://a.test/", UsedBefore: 9, UsedAfter: 4}}})
 		default:
 			webdriver.WriteError(w, webdriver.Errorf(webdriver.InvalidSessionID, "no"))
 		}
@@ -44,7 +45,7 @@ func TestMemoryCommands(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Equal(t, m.Bytes, uint64(5))
 	assert.NilError(t, memory.Validate(*m))
-	_, err = c.MeasureMemory(ctx, "s1", MeasureOptions{Source: memory.SourceEngine, Timeout: 1500 * time.Millisecond})
+	_, err = c.MeasureMemory(ctx, "s1", MeasureOptions{Source: wire.SourceEngine, Timeout: 1500 * time.Millisecond})
 	assert.NilError(t, err)
 	_, err = c.MeasureMemory(ctx, "s1", MeasureOptions{Timeout: time.Microsecond})
 	assert.NilError(t, err)
@@ -52,7 +53,7 @@ func TestMemoryCommands(t *testing.T) {
 	assert.NilError(t, err)
 	assert.DeepEqual(t, r.Targets, []memory.GCTarget{{Type: "page", URL: "https://a.test/", UsedBefore: 9, UsedAfter: 4}})
 	_, err = c.MeasureMemory(ctx, "s2", MeasureOptions{})
-	var we *webdriver.Error
+	var we *wire.Error
 	assert.Assert(t, errors.As(err, &we))
 	assert.Equal(t, we.Code, webdriver.InvalidSessionID)
 
