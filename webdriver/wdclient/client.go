@@ -1,11 +1,8 @@
 package wdclient
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -53,53 +50,14 @@ func (c *Client) ForceSample(ctx context.Context, sessionID string) error {
 // Do sends a command and decodes the reply's value into out (if not nil).
 // A W3C error reply comes back as a *wire.Error.
 func (c *Client) Do(ctx context.Context, method, path string, params, out any) error {
-	var body io.Reader
-	if params != nil {
-		b, err := json.Marshal(params)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, 5*time.Minute)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.URL, "/")+path, body)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	}
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	reply, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		if we, ok := wire.ParseError(reply); ok {
-			return we
-		}
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, reply)
-	}
-	if out == nil {
-		return nil
-	}
-	var env struct {
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(reply, &env); err != nil {
-		return fmt.Errorf("%s %s: decoding reply: %w", method, path, err)
-	}
-	return json.Unmarshal(env.Value, out)
+	return wire.Call(ctx, hc, method, strings.TrimSuffix(c.URL, "/")+path, params, out)
 }
