@@ -63,7 +63,7 @@ type rawArgs struct {
 // every problem is "invalid argument".
 func ParseMeasureArgs(body []byte) (MeasureArgs, error) {
 	var raw rawArgs
-	if err := webdriver.DecodeArgs(body, &raw); err != nil {
+	if err := webdriver.DecodeParams(body, &raw, "source", "timeout"); err != nil {
 		return MeasureArgs{}, err
 	}
 	var a MeasureArgs
@@ -83,7 +83,7 @@ func ParseMeasureArgs(body []byte) (MeasureArgs, error) {
 // ParseGCArgs decodes and checks the gc command's parameters.
 func ParseGCArgs(body []byte) (GCArgs, error) {
 	var raw rawArgs
-	if err := webdriver.DecodeArgs(body, &raw); err != nil {
+	if err := webdriver.DecodeParams(body, &raw, "source", "timeout"); err != nil {
 		return GCArgs{}, err
 	}
 	if raw.Source != nil {

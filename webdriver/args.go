@@ -6,6 +6,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
+	"sort"
+	"strings"
 )
 
 // ReadBody reads a request body, turning an over-limit body (see
@@ -69,4 +72,32 @@ func decodeObject(body []byte) (map[string]any, error) {
 		return nil, Errorf(InvalidArgument, "malformed JSON: trailing data")
 	}
 	return m, nil
+}
+
+// DecodeParams is the one policy of wdext's extension commands for their
+// parameters: DecodeArgs, and a member other than known is "invalid
+// argument", so that a misspelt option is an error rather than silently
+// ignored. The exception is "sessionId", which Selenium clients (the
+// Python one, and the older JSON-wire ones) put into every command's
+// parameters.
+func DecodeParams(body []byte, v any, known ...string) error {
+	var members map[string]json.RawMessage
+	if err := DecodeArgs(body, &members); err != nil {
+		return err
+	}
+	var unknown []string
+	for k := range members {
+		if k != "sessionId" && !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		want := "no parameters"
+		if len(known) > 0 {
+			want = "parameters " + strings.Join(known, ", ")
+		}
+		return Errorf(InvalidArgument, "unknown parameter %q (the command takes %s)", unknown[0], want)
+	}
+	return DecodeArgs(body, v)
 }

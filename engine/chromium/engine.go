@@ -101,6 +101,9 @@ func (e *Engine) browser(ctx context.Context) (*cdp.Browser, error) {
 		nb.Close() // another caller reconnected first
 		return e.conn, nil
 	}
+	if e.conn != nil {
+		e.conn.Close() // broken: its socket would otherwise stay open
+	}
 	e.conn = nb
 	// The sessions of the old connection went with it.
 	e.targets = nil

@@ -72,9 +72,9 @@
 // Known deviations of WebKitWebDriver (WebKitGTK 2.50.6, Debian 12,
 // measured), passed through unchanged — TestConformanceWithWebKitWebDriver
 // in package webdriver checks that wdext answers exactly like the driver:
-//   - browserName is "MiniBrowser" (so session.Session.Engine, see
-//     IsEngine); no goog:chromeOptions, no CDP endpoint (wdext's own
-//     inspector endpoint is session.Session.Inspector);
+//   - browserName is "MiniBrowser" (see IsBrowser); no goog:chromeOptions,
+//     no CDP endpoint (wdext reaches the browser through its own
+//     inspector client instead);
 //   - one session per driver: a second POST /session is "session not
 //     created: Maximum number of active sessions";
 //   - no WebDriver BiDi: webSocketUrl in alwaysMatch is "session not
@@ -96,4 +96,55 @@
 // is no shared driver): it is "invalid session id". The same goes for a
 // command after Delete Session, whose driver is gone; its message is
 // wdext's, not the driver's.
+//
+// # The engine
+//
+// A session of the Upstream gets an Engine bound to the browser's
+// inspector client; a WebKitGTK session of a driver wdext does not run
+// (BindRemote) gets a Walker, which only forces samples.
+//
+// Force Sample:
+//
+// On WebKitGTK  there is no Profiler and no CDP: Profiler is wdext's polyfill
+// (package polyfill), which the webkitgtk upstream puts first in every
+// frame, and the command calls the polyfill's forceSample hook once per
+// realm: one stack-less sample in every started profiler there. Measured
+// on WebKitGTK 2.50.6: every profiler, several per document included,
+// gets exactly one sample per call (the Chromium limits above do not
+// apply). Two ways to reach the realms:
+//
+//   - WebKitInspector, for sessions whose browser wdext started (they
+//     have session.Session.Inspector): through WebKit's remote inspector
+//     (package wkinspector), each page's frames' main-world execution
+//     contexts (Runtime.enable with the Page domain on), evaluated all at
+//     once. No window or frame is switched, so a client command sent
+//     meanwhile runs where the client is. Pages are the ones the inspector
+//     client knows, looked for again when the driver lists more windows.
+//   - WebKitGTK, for WebKitGTK drivers wdext does not run: WebDriver
+//     commands sent straight to the session's driver. It notes the
+//     client's current window and the path of child indexes from its top
+//     to the current frame, then for every window visits every frame depth
+//     first (Switch To Frame by index, Switch To Parent Frame) and finally
+//     switches back. Limits: a command the client sends concurrently runs
+//     in whatever frame the force is visiting; a client whose current
+//     frame was discarded ends up in its window's top-level context; one
+//     whose current window was closed gets the driver's "no such window".
+//
+// Memory:
+//
+// On sessions whose browser serves WebKit's remote inspector
+// (session.Session.Inspector, see package webkitgtk), the census and live
+// objects go through it (webkit.go): the page is found by package
+// wkinspector, the census is of JavaScriptCore heap snapshots
+// (Heap.snapshot, read by memory/jscsnapshot, counted by census.JSC) of
+// the page's VM, which holds every frame of the page, and with "targets":
+// "all" of each dedicated worker's VM too (type "worker", targetId the
+// inspector's worker id). Live objects are the cells of the snapshot
+// Heap.stopTracking takes that the one Heap.startTracking took lacks (JSC
+// snapshots identify cells across snapshots), by class; createdFrom is
+// null, since JavaScriptCore keeps no allocation stacks. The allocation
+// log and the GC log answer "unsupported operation" saying what WebKit's
+// inspector lacks: no allocation recording at all, and collection events
+// without sizes and with times of 0 (measured on WebKitGTK 2.50.6, with and
+// without a Timeline recording).
 package webkitgtk

@@ -1,254 +1,33 @@
 // Package debuggermemory owns wdext's Debugger.Memory-style WebDriver
-// commands on Chromium: a census of the heap, an allocation log, a GC log
-// and live objects by creation site. It brings the vocabulary of
-// SpiderMonkey's Debugger.Memory (shared/specs/spidermonkey-debugger-memory.md)
-// and WebKit's 2009 live object profiler
-// (shared/specs/webkit-live-object-profiler-2009.txt) to V8's heap data
-// over CDP. Register adds the commands to a server.
+// commands: a census of the heap, an allocation log, a GC log and live
+// objects by creation site. It brings the vocabulary of SpiderMonkey's
+// Debugger.Memory and WebKit's 2009 live object profiler to whatever heap
+// data the session's engine has. Register adds the commands to a server.
 //
-// # WebKitGTK
+//   - POST /session/{id}/wdext/memory/census {"breakdown", "targets"}:
+//     takeCensus's result for the breakdown (package memory/census: the
+//     language, its defaults, the result shapes) over the engine's heap
+//     snapshots (engine.HeapSource): the current page's, or with
+//     "targets": "all" one per isolate of the page, its out-of-process
+//     frames and workers ({"targets": [{"type", "url", "targetId",
+//     "census"|"error"}]}).
+//   - POST …/allocations {"trackingAllocationSites",
+//     "allocationSamplingProbability", "maxAllocationsLogLength"} and
+//     POST …/allocations/drain: Debugger.Memory's allocation accessors and
+//     drainAllocationsLog over the engine's allocation sampler
+//     (engine.AllocationSampler); the log, its bound and overflow are kept
+//     here, per session.
+//   - POST …/gc-log {"collect"} and GET …/gc-log: the engine's GC log
+//     (engine.GCLogger).
+//   - POST …/live-objects/start and …/stop: the objects allocated between
+//     the two and still alive, grouped by class and creation site
+//     (engine.LiveObjectTracker).
 //
-// On sessions whose browser serves WebKit's remote inspector
-// (session.Session.Inspector, see package webkitgtk), the census and live
-// objects go through it (webkit.go): the page is found by package
-// wkinspector, the census is of JavaScriptCore heap snapshots
-// (Heap.snapshot, read by memory/jscsnapshot, counted by census.JSC) of
-// the page's VM, which holds every frame of the page, and with "targets":
-// "all" of each dedicated worker's VM too (type "worker", targetId the
-// inspector's worker id). Live objects are the cells of the snapshot
-// Heap.stopTracking takes that the one Heap.startTracking took lacks (JSC
-// snapshots identify cells across snapshots), by class; createdFrom is
-// null, since JavaScriptCore keeps no allocation stacks. The allocation
-// log and the GC log answer "unsupported operation" saying what WebKit's
-// inspector lacks: no allocation recording at all, and collection events
-// without sizes and with times of 0 (measured on WebKitGTK 2.50.6, with and
-// without a Timeline recording).
-//
-// # Which target
-//
-// Every command but the GC log works on the page of the session's current
-// window. Extension commands don't see the client's window switches, so
-// each command asks the upstream driver (GET /session/{id}/window) and
-// takes the page target whose CDP target id is that handle (chromedriver's
-// handles are target ids). With a driver whose handles are not, a browser
-// with one page is still unambiguous; with several the command is
-// "unsupported operation". A page target is its renderer's main V8
-// isolate: same-site frames, and other same-site windows sharing the
-// process, are in the same heap. wdext talks to the target over its own
-// flat CDP session (not the one other extensions share), because heap
-// snapshots arrive as events of the session that asked for them.
-//
-// # Census
-//
-// POST /session/{id}/wdext/memory/census {"breakdown": …, "targets": "page"|"all"}
-// returns takeCensus's result for the breakdown (absent: the documented
-// default; see package memory/census for the language, the defaults, the
-// V8 node type mapping and the result shapes). An invalid breakdown is
-// "invalid argument" naming the bad part ("invalid breakdown at
-// breakdown.then.by: …"), as are unknown "targets" values.
-//
-// The census is of a V8 heap snapshot (HeapProfiler.takeHeapSnapshot, no
-// progress events, no numeric values, no internals), parsed by
-// memory/heapsnapshot while it streams in: the addHeapSnapshotChunk events
-// are written into a pipe that the reader consumes concurrently, so the
-// JSON is never held whole: what is kept is the parsed columns, less than
-// the JSON (the benchmark measures 1.5–1.6× the snapshot's size as the
-// peak RSS of a whole `wdext census` process). Garbage is not collected separately: V8 collects all
-// garbage before it snapshots, so the census counts live cells, as
-// SpiderMonkey's does.
-//
-// With "targets": "all" the reply is {"targets": [{"type", "url",
-// "targetId", "census", "error"}, …]}: the page, then the targets below it (by
-// CDP parentId) that have their own isolate: out-of-process iframes and
-// dedicated workers, nested ones included. Targets sharing an isolate
-// (two frames of one site) are counted once, under the first. A frame or
-// worker that went away meanwhile, or whose snapshot failed, has a null
-// census and an "error"; a failure on the page fails the command. The
-// censuses are not merged: they are separate heaps, and a sum of classes
-// across realms of different sites is rarely what one wants (a client can
-// add them up). Service and shared workers are not the page's and are not
-// included.
-//
-// # Allocation log
-//
-// POST /session/{id}/wdext/memory/allocations {"trackingAllocationSites",
-// "allocationSamplingProbability", "maxAllocationsLogLength"} sets the
-// accessors (omitted ones keep their value; defaults false, 1 and 5000)
-// and returns them with "allocationsLogOverflowed" and V8's
-// "samplingInterval". A probability outside [0, 1] (SpiderMonkey's
-// RangeError), a maxAllocationsLogLength that is not an integer from 1 to
-// MaxAllocationsLogLength, and unknown parameters are "invalid argument".
-// POST …/allocations/drain returns {"log": [entry, …], "overflowed"} and
-// empties the log. Draining while trackingAllocationSites is false is an
-// error, as drainAllocationsLog throws an Error then: the request is fine
-// but the session's state forbids it, which is "unsupported operation"
-// ("invalid argument" would blame the parameters, which it takes none of).
-//
-// The log is V8's sampling heap profiler (HeapProfiler.startSampling)
-// with includeObjectsCollectedByMajorGC and …MinorGC, so allocations that
-// died since are still logged. The alternative, the allocation tracker
-// (startTrackingHeapObjects with trackAllocations), was measured and is
-// not a log: it gives per-stack totals and the stacks of objects still
-// alive in a snapshot, never individual allocations of objects already
-// collected (it serves the live objects commands instead). V8 hands
-// samples out only by stopping the profiler (getSamplingProfile repeats
-// every sample since the start), so a drain stops and restarts it:
-// allocations during that one CDP round trip are missed. Tracking starts
-// on the current page and stays there until turned off; turning it off
-// discards what was not drained. A navigation that changes the renderer
-// restarts V8's profiler and loses the samples not yet drained.
-//
-// allocationSamplingProbability → samplingInterval: V8 samples bytes, not
-// objects, as a Poisson process: an object of s bytes is sampled with
-// probability 1-exp(-s/interval). The interval is the one that samples a
-// 32-byte object (a small V8 object) with probability p: interval =
-// round(-32 / ln(1-p)), at least 1 byte. Probability 1 is interval 1,
-// which samples every allocation (V8 then samples at least every 4
-// bytes); 0 samples nothing (tracking is on, the log stays empty); 0.05 is
-// 624 bytes. Larger objects are sampled more often than p, smaller ones
-// less, as in any byte-based sampler.
-//
-// Entry fields, from V8's samples ({size, nodeId, ordinal}) and its tree
-// of allocation stacks:
-//
-//   - timestamp: null. V8 records no time for a sample; entries are in
-//     allocation order (by V8's time-ordered sample ordinal) instead.
-//   - frame: the youngest JavaScript frame, as a SavedFrame-like object
-//     {functionDisplayName, source, sourceId, line, column} (1-based line
-//     and column, CDP's are 0-based); null when no JavaScript was running
-//     (V8's "(V8 API)", "(BYTECODE_COMPILER)", "(GC)" … pseudo-frames).
-//     V8 places a frame at the start of its function, not at the
-//     allocating statement. Builtins ("push") are frames.
-//   - stack: the whole stack, youngest first (SavedFrame would chain the
-//     frames by "parent"). Not in the documented shape; added because
-//     frame alone rarely says enough.
-//   - class, constructor: null. V8's sampler records where, not what: it
-//     samples before the object is initialised and keeps no type. (With
-//     `new Foo`, V8 allocates the object in the caller's frame, so not
-//     even the stack names the constructor reliably.) The live objects
-//     commands and an objectClass census give classes, for survivors.
-//   - size: the object's size in bytes. V8 reports size × n, n being the
-//     number of allocations the sample stands for, round(1/(1-exp(-size/
-//     interval))); wdext recovers the size when exactly one multiple of 4
-//     is consistent with the report: always at probability 1 (n is 1),
-//     for most sizes at moderate intervals, and null when small objects
-//     are ambiguous at large intervals (24 and 28 bytes both report 1008
-//     at interval 1000).
-//   - sampledBytes: V8's reported size × n, the bytes the sample stands
-//     for. Not in the documented shape; sum it to estimate allocation.
-//   - inNursery: null. V8 allocates in its young generation unless
-//     allocation-site feedback pretenures, and the sampler doesn't say
-//     which happened.
-//
-// maxAllocationsLogLength keeps the newest entries, as documented ("the
-// maxAllocationsLogLength most recent Object allocations since the last
-// call"), and "overflowed" is true when more were logged since the last
-// drain. V8 itself keeps every sample until the drain: drain often at
-// high probabilities.
-//
-// # GC log
-//
-// POST /session/{id}/wdext/memory/gc-log {"collect": true|false} starts
-// or stops collecting and returns {"collecting"}; GET …/gc-log
-// returns {"collecting",
-// "entries": [entry, …], "dataLossOccurred", "stopped"} and forgets the
-// entries it returned (a drain: each collection is reported once, as
-// onGarbageCollection fires once). (GET and POST are on different paths
-// because webdriver.Server.Handle cannot serve two methods on one path.)
-//
-// No CDP domain reports GCs; tracing does. Collecting is a browser-wide
-// Tracing session with the one category "disabled-by-default-v8.gc"
-// (V8's GC scopes and its per-GC summary; "v8" and "devtools.timeline"
-// would add every script task's events and are not needed), recording
-// continuously into a 32 MB buffer. Chromium delivers trace events only
-// when tracing ends, so reading while collecting ends tracing and starts
-// it again at once: collections in that gap (tens of milliseconds) are
-// missed. A cycle whose incremental steps were read but whose final pause
-// was not yet is held back until the next read. A full buffer or a lost
-// connection sets dataLossOccurred; "stopped" says why collecting stopped
-// if it did so on its own.
-//
-// The browser has one tracing session. While the GC log collects,
-// forcesample (which arms tracing for each force) answers "unsupported
-// operation" ("another tracing session is running"); starting to collect
-// while forcesample, chromedriver's performance log with
-// perfLoggingPrefs.traceCategories or DevTools traces waits up to 6 s (a
-// forcesample arm holds tracing for milliseconds, up to 5 s while its
-// trace flushes), then is "unsupported operation" too. No events are
-// dropped silently.
-//
-// Entries are one per GC cycle of each V8 isolate in the browser (pages,
-// frames, workers, and Chromium's own WebUI renderers: Process and Thread
-// tell them apart), oldest first:
-//
-//   - collections: [{startTimestamp, endTimestamp}, …], the cycle's
-//     pauses on the isolate's thread, in milliseconds of the trace clock
-//     (ts/1000; monotonic, not performance.now()): for a major GC the
-//     incremental marking steps (V8.GC_MC_INCREMENTAL_START,
-//     V8.GC_MC_INCREMENTAL, …_FINALIZE) then the atomic pause
-//     (V8.GC_MARK_COMPACTOR); for a minor GC its one pause
-//     (V8.GC_SCAVENGER or V8.GC_MINOR_MARK_SWEEPER). Concurrent and
-//     parallel GC work on other threads is not a pause and is not listed.
-//   - reason: the "reason" of V8.GCTraceGCNVP, V8's summary written right
-//     after the final pause: V8's GarbageCollectionReason ("allocation
-//     failure", "low memory notification" for HeapProfiler.collectGarbage,
-//     "idle task", "testing", …). null if the summary was not recorded
-//     (tracing ended between the pause and the summary).
-//   - nonincrementalReason: for a major GC done all at once
-//     (is_incremental false in the summary), V8's "collector_reason" (why
-//     it collected the whole heap, e.g. "GC in old space requested"), or
-//     reason when that is empty; null for incremental major GCs and for
-//     minor GCs, which are never incremental.
-//   - gcCycleNumber: V8's GC epoch (the scopes' args.epoch), increasing
-//     per isolate and shared by minor and major GCs. Cycles are keyed by
-//     (pid, tid, epoch).
-//   - collector: "scavenger", "minor-mark-sweeper" or "mark-compactor".
-//     SpiderMonkey reports only major GCs to onGarbageCollection; minor
-//     ones are included here, filter on collector to match.
-//   - pid, tid, process, thread: the isolate's process and thread, with
-//     their names from the trace's metadata ("Renderer", "WebUI Top
-//     Renderer"; "CrRendererMain", "DedicatedWorker thread").
-//   - heapBytesBefore, heapBytesAfter: the summary's start_object_size and
-//     end_object_size.
-//
-// # Live objects
-//
-// POST /session/{id}/wdext/memory/live-objects/start starts V8's
-// allocation tracker in the current page
-// (HeapProfiler.startTrackingHeapObjects with trackAllocations), which
-// records the stack of every allocation from then on. POST
-// …/live-objects/stop stops it (stopTrackingHeapObjects takes a heap
-// snapshot, after a GC, while the tracker still runs; it is streamed like
-// a census's) and returns {"liveObjects": [{"createdFrom": [frames],
-// "class", "count", "instanceSize"}, …], "count", "instanceSize"}: the
-// objects allocated in between that are still alive, grouped by creation
-// site and class, largest instanceSize first. Starting twice, or stopping
-// what was not started, is "unsupported operation".
-//
-// Mapping, after WebKit's ObjectInformation (id, type name, size,
-// createdFrom), grouped:
-//
-//   - createdFrom: the allocation stack of the snapshot node's
-//     trace_node_id (heapsnapshot.Snapshot.Stack), youngest frame first;
-//     [] for objects allocated with no JavaScript running.
-//   - class: heapsnapshot.Snapshot.ClassName (the constructor name for
-//     objects, "Function", "RegExp"), or the V8 node type in parentheses
-//     for everything else: "(string)", "(array)" (backing stores),
-//     "(code)", "(hidden)", …
-//   - count, instanceSize: the group's number of nodes and the sum of
-//     their self sizes in bytes (WebKit's instanceSize was per object).
-//
-// "Allocated since start" is "has a trace": V8's tracker knows only the
-// allocations it saw, so objects from before the start have
-// trace_node_id 0. Heap object ids would not do: V8 assigns them lazily
-// (when a snapshot or a heap stats update first sees the object; a fresh
-// object's getHeapObjectId is 0), so the last id seen at the start does
-// not separate before from after. While the tracker runs, censuses by
-// allocationStack have stacks too.
-//
-// Measured limit of Chromium 156's V8: now and then the tracker loses the
-// trace of objects a GC moves, and they drop out of the result (about one
-// run in six of a test that allocates 500 objects and then churns 4 MB:
-// most of the 500 vanished). A census by allocationStack taken while the
-// tracker runs makes it more likely.
+// The commands take exactly the parameters named: an unknown member is
+// "invalid argument", so that a misspelt option is an error rather than
+// ignored (the memory commands follow the same rule). A command whose
+// engine lacks the capability is "unsupported operation" saying what is
+// missing (package engine). How each engine serves them: packages
+// engine/chromium (V8 over CDP) and engine/webkitgtk (JavaScriptCore over
+// WebKit's remote inspector).
 package debuggermemory

@@ -1,11 +1,6 @@
 package debuggermemory
 
 import (
-	"encoding/json"
-	"slices"
-	"sort"
-	"strings"
-
 	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
@@ -31,29 +26,9 @@ func Register(srv *webdriver.Server) {
 	srv.Handle("POST", LiveObjectsStopPath, liveStopCommand)
 }
 
-// decodeStrict decodes a command's parameters like webdriver.DecodeArgs,
-// and also rejects members other than known, so that a misspelt option is
-// an error rather than silently ignored.
+// decodeStrict decodes a command's parameters: see webdriver.DecodeParams.
 func decodeStrict(body []byte, v any, known ...string) error {
-	var members map[string]json.RawMessage
-	if err := webdriver.DecodeArgs(body, &members); err != nil {
-		return err
-	}
-	var unknown []string
-	for k := range members {
-		if !slices.Contains(known, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		want := "no parameters"
-		if len(known) > 0 {
-			want = "parameters " + strings.Join(known, ", ")
-		}
-		return webdriver.Errorf(webdriver.InvalidArgument, "unknown parameter %q (the command takes %s)", unknown[0], want)
-	}
-	return webdriver.DecodeArgs(body, v)
+	return webdriver.DecodeParams(body, v, known...)
 }
 
 // The commands' parameters and values are wire types.

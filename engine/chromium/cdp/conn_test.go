@@ -750,18 +750,3 @@ func TestConnDialErrors(t *testing.T) {
 	_, err = Dial(testCtx(t), addr)
 	assert.Check(t, err != nil && strings.Contains(err.Error(), addr), "%v", err)
 }
-
-func TestScratchBlockedWrite(t *testing.T) {
-	stall := make(chan struct{})
-	t.Cleanup(func() { close(stall) })
-	f := newFake(t, func(c *fakeConn, req fakeRequest) { <-stall })
-	c, _ := dial(t, f)
-	big := strings.Repeat("x", 16<<20)
-	for i := range 3 {
-		ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
-		start := time.Now()
-		err := c.Call(ctx, "Test.big", map[string]string{"s": big}, nil)
-		t.Logf("call %d: %v after %v; done=%v", i, err, time.Since(start), isClosed(c.Done()))
-		cancel()
-	}
-}
