@@ -91,23 +91,30 @@ func (e *Engine) browser(ctx context.Context) (*cdp.Browser, error) {
 		return nil, fmt.Errorf("connecting to the browser's DevTools endpoint %s: %w", e.addr, err)
 	}
 	nb := cdp.NewBrowser(conn)
+	kept, stale, err := e.install(c, nb)
+	if stale != nil {
+		stale.Close() // the loser of a race, or the broken one replaced
+	}
+	return kept, err
+}
+
+// install makes nb the connection unless the engine closed or another
+// caller replaced old first; it returns the connection to use and the one
+// to close (outside the lock).
+func (e *Engine) install(old, nb *cdp.Browser) (kept, stale *cdp.Browser, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
 	case e.closed:
-		nb.Close()
-		return nil, wire.Errorf(wire.InvalidSessionID, "the session has ended")
-	case e.conn != nil && e.conn != c && !isDone(e.conn):
-		nb.Close() // another caller reconnected first
-		return e.conn, nil
+		return nil, nb, wire.Errorf(wire.InvalidSessionID, "the session has ended")
+	case e.conn != nil && e.conn != old && !isDone(e.conn):
+		return e.conn, nb, nil // another caller reconnected first
 	}
-	if e.conn != nil {
-		e.conn.Close() // broken: its socket would otherwise stay open
-	}
+	stale = e.conn
 	e.conn = nb
 	// The sessions of the old connection went with it.
 	e.targets = nil
-	return nb, nil
+	return nb, stale, nil
 }
 
 func isDone(b *cdp.Browser) bool {
