@@ -1,11 +1,14 @@
 # The two commands of the README:
 #   make run    the bundled WPT-style suite through wdext, in front of a
 #               chromedriver it starts itself (reports in out/)
-#   make test   vet and every test, against real Chromium
+#   make test   the checks (gofmt, vet, staticcheck), the unit tests under
+#               the race detector, then every test against real Chromium
+#               and WebKitGTK (WebKitWebDriver + MiniBrowser on an Xvfb
+#               display wdext starts)
 # and: make serve   wdext on :4444 for your own clients
 GO ?= go
 
-.PHONY: deps run serve test check bench
+.PHONY: deps run serve test check race bench
 
 deps:
 	./scripts/deps.sh
@@ -18,9 +21,13 @@ run: deps
 serve: deps
 	$(GO) run ./cmd/wdext serve --port 4444
 
-test: deps
-	$(GO) vet ./...
+test: deps check race
 	WDEXT_REQUIRE_BROWSER=1 $(GO) test -p 2 -count=1 -timeout 20m ./...
+
+# The unit tests under the race detector: -short skips every test that
+# needs a browser (internal/e2e), which run once, without it, in make test.
+race:
+	$(GO) test -race -short -count=1 -timeout 10m ./...
 
 check:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"

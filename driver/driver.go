@@ -73,7 +73,6 @@ func (Remote) Close() error { return nil }
 
 func (r Remote) String() string { return r.URL.Redacted() }
 
-
 // Chromedriver starts and supervises chromedriver processes.
 type Chromedriver struct {
 	// Path is the chromedriver binary.

@@ -246,4 +246,3 @@ func TestResourceOpenHoldsNoLock(t *testing.T) {
 	assert.ErrorIs(t, err, session.ErrClosed)
 	assert.Assert(t, late.n.Load() == 1)
 }
-

@@ -35,6 +35,9 @@ type Env struct {
 // unless WDEXT_REQUIRE_BROWSER is set (CI), where it fails instead.
 func RequireChromium(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short runs no browser (the unit tests, as make check-race runs them)")
+	}
 	path, err := driver.FindChromedriver(os.Getenv("WDEXT_CHROMEDRIVER"))
 	if err == nil {
 		_, err = exec.LookPath(path)

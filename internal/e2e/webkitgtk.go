@@ -6,15 +6,18 @@ import (
 
 	"github.com/tebeka/selenium"
 
+	"github.com/wdext/wdext/engine/webkitgtk"
 	"github.com/wdext/wdext/polyfill"
 	"github.com/wdext/wdext/webdriver"
-	"github.com/wdext/wdext/engine/webkitgtk"
 )
 
 // RequireWebKitGTK skips the test when WebKitWebDriver or Xvfb is
 // missing, unless WDEXT_REQUIRE_BROWSER is set (CI), where it fails.
 func RequireWebKitGTK(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short runs no browser (the unit tests, as make check-race runs them)")
+	}
 	path, err := webkitgtk.Find(os.Getenv("WDEXT_WEBKITWEBDRIVER"))
 	if err == nil {
 		_, err = os.Stat(path)
