@@ -1,6 +1,8 @@
 // Package session owns wdext's view of live WebDriver sessions: which
-// upstream driver holds each one, the engine endpoints its new-session reply
-// announced (CDP debuggerAddress, BiDi webSocketUrl), when it was last used,
-// and the per-session resources extensions open (CDP connections, armed
-// tracing) that must be closed when the session ends.
+// upstream driver holds each one, what its new-session reply said
+// (browserName, capabilities, the BiDi webSocketUrl before wdext rewrote
+// it), when it was last used, and the per-session resources extensions
+// keep (the session's engine, command state) that must be closed when the
+// session ends. It knows no engine: an engine is one such resource
+// (package engine).
 package session

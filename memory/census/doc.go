@@ -1,6 +1,6 @@
 // Package census takes censuses of V8 and JavaScriptCore heap snapshots in
 // the vocabulary of SpiderMonkey's Debugger.Memory.takeCensus
-// (shared/specs/spidermonkey-debugger-memory.md): the same breakdown
+// (its documentation, docs/Debugger/Debugger.Memory.md in mozilla-central): the same breakdown
 // language, the same defaults, the same result shapes, with V8's node types
 // and JSC's classes standing in for SpiderMonkey's types.
 //
