@@ -113,14 +113,14 @@
 // gets exactly one sample per call (the Chromium limits above do not
 // apply). Two ways to reach the realms:
 //
-//   - WebKitInspector, for sessions whose browser wdext started (they
-//     have session.Session.Inspector): through WebKit's remote inspector
+//   - Engine.ForceSample, for sessions whose browser wdext started:
+//     through WebKit's remote inspector
 //     (package wkinspector), each page's frames' main-world execution
 //     contexts (Runtime.enable with the Page domain on), evaluated all at
 //     once. No window or frame is switched, so a client command sent
 //     meanwhile runs where the client is. Pages are the ones the inspector
 //     client knows, looked for again when the driver lists more windows.
-//   - WebKitGTK, for WebKitGTK drivers wdext does not run: WebDriver
+//   - Walker.ForceSample, for WebKitGTK drivers wdext does not run: WebDriver
 //     commands sent straight to the session's driver. It notes the
 //     client's current window and the path of child indexes from its top
 //     to the current frame, then for every window visits every frame depth
@@ -132,10 +132,9 @@
 //
 // Memory:
 //
-// On sessions whose browser serves WebKit's remote inspector
-// (session.Session.Inspector, see package webkitgtk), the census and live
-// objects go through it (webkit.go): the page is found by package
-// wkinspector, the census is of JavaScriptCore heap snapshots
+// The Engine's measure and gc are in memory.go; its census and live
+// objects (heap.go): the page is the one whose URL the driver reports as
+// the current window's (page.go), the census is of JavaScriptCore heap snapshots
 // (Heap.snapshot, read by memory/jscsnapshot, counted by census.JSC) of
 // the page's VM, which holds every frame of the page, and with "targets":
 // "all" of each dedicated worker's VM too (type "worker", targetId the

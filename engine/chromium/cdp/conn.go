@@ -209,7 +209,7 @@ func (c *Conn) call(ctx context.Context, sessionID, method string, params, resul
 	if err != nil {
 		c.forget(id)
 		// A failed write leaves the socket unusable: close it, so Done
-		// fires and owners (cdp.ForSession) reconnect.
+		// fires and owners (the chromium engine) reconnect.
 		c.ws.Close()
 		return fmt.Errorf("cdp: sending %s: %w", method, err)
 	}
