@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -40,7 +41,7 @@ type SessionClient struct {
 // Do sends method /session/{id}/path with params (marshalled, or sent as
 // is when a []byte: a client's body passed on) and decodes the reply's
 // value into value unless it is nil. The driver's W3C errors come back as
-// *wire.Error; running out of ctx's time is wire.Timeout.
+// *wire.Error; a failure to reach it wraps the transport's error.
 func (c SessionClient) Do(ctx context.Context, method, path string, params, value any) error {
 	u := c.Base.JoinPath("session", c.ID)
 	if path != "" {
@@ -52,14 +53,10 @@ func (c SessionClient) Do(ctx context.Context, method, path string, params, valu
 	}
 	err := wire.Call(ctx, hc, method, u.String(), params, value)
 	var we *wire.Error
-	var te *wire.TransportError
-	switch {
-	case err == nil || errors.As(err, &we):
-		return err
-	case errors.As(err, &te) && ctx.Err() != nil:
-		return wire.Errorf(wire.Timeout, "asking the driver %s /session/%s/%s: %v", method, c.ID, path, err)
-	case errors.As(err, &te):
-		return wire.Errorf(wire.UnknownError, "asking the driver %s /session/%s/%s: %v", method, c.ID, path, err)
+	if err == nil || errors.As(err, &we) {
+		return err // the driver's own answer, as it came
 	}
-	return wire.Errorf(wire.UnknownError, "%v", err)
+	// Not an answer: the W3C error is the command's to choose (a deadline
+	// that ran out is "timeout"; see webdriver.Within).
+	return fmt.Errorf("asking the driver %s /session/%s/%s: %w", method, c.ID, path, err)
 }

@@ -242,7 +242,12 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Sessi
 	defer cancelTimeout()
 	v, err := cmd(ctx, sess, body)
 	if err != nil {
-		WriteError(w, s.commandError(ctx, r, sess, err))
+		we := s.commandError(ctx, r, sess, err)
+		if we.Code == InvalidSessionID {
+			// The driver ended the session (or died): so does wdext.
+			s.forget(sess.ID)
+		}
+		WriteError(w, we)
 		return
 	}
 	WriteValue(w, v)
