@@ -333,7 +333,7 @@ func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
 		}
 		// A driver wdext does not run tells of a session's end only by
 		// answering "invalid session id": then wdext forgets it too.
-		watch := &sessionEndWatch{ResponseWriter: w}
+		watch := &sessionEndWatch{statusRecorder: statusRecorder{ResponseWriter: w}}
 		s.proxy.Forward(watch, r, sess.Upstream, nil)
 		if watch.ended() {
 			s.cfg.Log.Debug("upstream ended the session", "session", id)
@@ -636,21 +636,13 @@ func (b *bufferedReply) writeTo(w http.ResponseWriter) {
 // the driver's "invalid session id" (a 404 whose body says so; the first
 // bytes of a 404 are kept to read it, nothing else is).
 type sessionEndWatch struct {
-	http.ResponseWriter
-	status int
-	head   []byte
+	statusRecorder
+	head []byte
 }
 
 // maxWatched is how much of a 404 reply is kept: the error code comes
 // first in every driver's envelope.
 const maxWatched = 4 << 10
-
-func (w *sessionEndWatch) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
 
 func (w *sessionEndWatch) Write(p []byte) (int, error) {
 	if w.status == 0 {
@@ -660,13 +652,6 @@ func (w *sessionEndWatch) Write(p []byte) (int, error) {
 		w.head = append(w.head, p[:min(len(p), maxWatched-len(w.head))]...)
 	}
 	return w.ResponseWriter.Write(p)
-}
-
-// Flush keeps streamed replies streaming.
-func (w *sessionEndWatch) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
 }
 
 func (w *sessionEndWatch) ended() bool {

@@ -24,3 +24,13 @@ func (t Turn) Take(ctx context.Context) error {
 
 // Give hands the turn back.
 func (t Turn) Give() { <-t }
+
+// With runs f holding t, once ctx allowed waiting for it.
+func With[T any](ctx context.Context, t Turn, f func() (T, error)) (T, error) {
+	if err := t.Take(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	defer t.Give()
+	return f()
+}

@@ -21,19 +21,17 @@ func liveStartCommand(ctx context.Context, sess *session.Session, body []byte) (
 		return nil, err
 	}
 	l := &st.live
-	if err := l.turn.Take(ctx); err != nil {
+	return turn.With(ctx, l.turn, func() (any, error) {
+		if l.tracking != nil {
+			return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "live object tracking has already started; stop it first")
+		}
+		t, err := engine.Need(sess, engine.LiveObjects)
+		if err != nil {
+			return nil, err
+		}
+		l.tracking, err = t.StartLiveObjects(ctx)
 		return nil, err
-	}
-	defer l.turn.Give()
-	if l.tracking != nil {
-		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "live object tracking has already started; stop it first")
-	}
-	t, err := engine.Need(sess, engine.LiveObjects)
-	if err != nil {
-		return nil, err
-	}
-	l.tracking, err = t.StartLiveObjects(ctx)
-	return nil, err
+	})
 }
 
 func liveStopCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
@@ -42,14 +40,12 @@ func liveStopCommand(ctx context.Context, sess *session.Session, body []byte) (a
 		return nil, err
 	}
 	l := &st.live
-	if err := l.turn.Take(ctx); err != nil {
-		return nil, err
-	}
-	defer l.turn.Give()
-	if l.tracking == nil {
-		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "live object tracking has not started")
-	}
-	t := l.tracking
-	l.tracking = nil
-	return t.Stop(ctx)
+	return turn.With(ctx, l.turn, func() (any, error) {
+		t := l.tracking
+		if t == nil {
+			return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "live object tracking has not started")
+		}
+		l.tracking = nil
+		return t.Stop(ctx)
+	})
 }
