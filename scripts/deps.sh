@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what wdext's tests and demo need on a fresh Debian machine:
-# Chromium and chromedriver, WebKitWebDriver (webkit2gtk-driver) and Xvfb
-# from Debian, and the npm package wpt-runner (for its testharness.js)
+# Chromium and chromedriver, WebKitWebDriver (webkit2gtk-driver), Xvfb and
+# python3-selenium from Debian, and the npm package wpt-runner (for its testharness.js)
 # into .cache/. Does nothing that is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +13,9 @@ command -v chromedriver >/dev/null 2>&1 || [ -x /usr/bin/chromedriver ] || need+
 # driver (which pulls in MiniBrowser) and an X server to show it on.
 command -v WebKitWebDriver >/dev/null 2>&1 || [ -x /usr/bin/WebKitWebDriver ] || need+=(webkit2gtk-driver)
 command -v Xvfb >/dev/null 2>&1 || [ -x /usr/bin/Xvfb ] || need+=(xvfb)
+# Selenium's Python client, for the test that checks the extension
+# commands' parameter policy with it.
+/usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
