@@ -124,7 +124,10 @@ func Need[C any](sess *session.Session, c Capability[C]) (C, error) {
 // of a part of one: an engine whose measurer has no page API, say).
 func Unsupported(sess *session.Session, e Engine, what, why string) *wire.Error {
 	name := sess.BrowserName
-	if e == nil {
+	switch {
+	case e == nil && sess.Ended():
+		return wire.Errorf(wire.InvalidSessionID, "%s: session %s has ended", what, sess.ID)
+	case e == nil:
 		return wire.Errorf(wire.UnsupportedOperation, "%s: no engine is bound to session %s", what, sess.ID)
 	}
 	if x, ok := e.(Explainer); ok && why == "" {

@@ -119,6 +119,13 @@ func (s *Session) keep(key any, r io.Closer) (io.Closer, error) {
 	return r, nil
 }
 
+// Ended reports whether the session has ended (its resources are closed).
+func (s *Session) Ended() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // Lookup returns the resource under key, if the session has one.
 func (s *Session) Lookup(key any) (io.Closer, bool) {
 	s.mu.Lock()
@@ -127,8 +134,8 @@ func (s *Session) Lookup(key any) (io.Closer, bool) {
 	return r, ok
 }
 
-// DropResource closes and forgets the resource under key (e.g. a CDP
-// connection that broke), so that the next Resource call opens a new one.
+// DropResource closes and forgets the resource under key (one that
+// broke), so that the next Resource call opens a new one.
 func (s *Session) DropResource(key any) {
 	s.mu.Lock()
 	r, ok := s.resources[key]

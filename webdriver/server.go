@@ -215,7 +215,9 @@ func (s *Server) HandleFallback(method, path string, cmd Command) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		s.proxy.Forward(rec, r, sess.Upstream, sess.Gone)
 		if e, ok := ParseError(rec.body.Bytes()); ok && e.Code == UnknownCommand {
-			s.native.Store(key, false)
+			if _, live := s.cfg.Sessions.Get(sess.ID); live {
+				s.native.Store(key, false)
+			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			s.run(w, r, sess, cmd)
 			return
@@ -223,7 +225,9 @@ func (s *Server) HandleFallback(method, path string, cmd Command) {
 		// Only a success is a definitive "the upstream implements it": an
 		// error (a transport failure, a driver busy or dying) says nothing
 		// of the command, and the next call asks again.
-		if rec.status == http.StatusOK {
+		if e, ok := ParseError(rec.body.Bytes()); ok && e.Code == InvalidSessionID {
+			s.forget(sess.ID)
+		} else if _, live := s.cfg.Sessions.Get(sess.ID); live && rec.status == http.StatusOK {
 			s.native.Store(key, true)
 		}
 		rec.writeTo(w)
@@ -238,7 +242,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Sessi
 	}
 	ctx, cancel := untilGone(r.Context(), sess.Gone)
 	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, s.cfg.CommandTimeout)
+	// The server's deadline; a command with its own replaces it (Within).
+	ctx, cancelTimeout := context.WithTimeout(context.WithValue(ctx, undeadlinedKey{}, ctx), s.cfg.CommandTimeout)
 	defer cancelTimeout()
 	v, err := cmd(ctx, sess, body)
 	if err != nil {
@@ -268,6 +273,9 @@ func (s *Server) commandError(ctx context.Context, r *http.Request, sess *sessio
 // is mapped: a *Error keeps its code; running out of time is "timeout",
 // naming what timed out and what was pending; the rest is "unknown error".
 func Within[T any](ctx context.Context, timeout time.Duration, what string, f func(context.Context) (T, error)) (T, error) {
+	if base, ok := ctx.Value(undeadlinedKey{}).(context.Context); ok {
+		ctx = base // the command's own timeout replaces the server's default
+	}
 	inner, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	v, err := f(inner)
@@ -276,6 +284,11 @@ func Within[T any](ctx context.Context, timeout time.Duration, what string, f fu
 	}
 	return v, nil
 }
+
+// undeadlinedKey carries, in a command's context, the context before the
+// server's default deadline, so that Within can replace that deadline
+// with the command's own (longer or shorter).
+type undeadlinedKey struct{}
 
 // deadlineError is the mapping of Within: ctx is the deadline the failure
 // ran under, outer the caller's (whose end is not a timeout of ours).
@@ -327,14 +340,11 @@ func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		sess.Touch()
-		if sess.Gone != nil {
-			s.proxy.Forward(w, r, sess.Upstream, sess.Gone)
-			return
-		}
-		// A driver wdext does not run tells of a session's end only by
-		// answering "invalid session id": then wdext forgets it too.
+		// A driver tells of a session it ended (its last window closed, a
+		// remote's timeout) only by answering "invalid session id": then
+		// wdext forgets it too, and stops what it started for it.
 		watch := &sessionEndWatch{statusRecorder: statusRecorder{ResponseWriter: w}}
-		s.proxy.Forward(watch, r, sess.Upstream, nil)
+		s.proxy.Forward(watch, r, sess.Upstream, sess.Gone)
 		if watch.ended() {
 			s.cfg.Log.Debug("upstream ended the session", "session", id)
 			s.forget(id)

@@ -9,9 +9,9 @@ import (
 )
 
 // AskDriver sends a command of the session to its driver, as wdext's own
-// client (driver.SessionClient, on the proxy's transport), and decodes the
-// reply's value into value. params is marshalled, unless it is a []byte
-// body. The driver's error is passed on as is.
+// client (driver.SessionClient, on driver.Transport, the proxy's default),
+// and decodes the reply's value into value. params is marshalled, unless
+// it is a []byte body. The driver's error is passed on as is.
 func AskDriver(ctx context.Context, sess *session.Session, method, path string, params, value any) error {
 	return sessionDriver(sess, nil).Do(ctx, method, path, params, value)
 }

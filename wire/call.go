@@ -9,8 +9,9 @@ import (
 	"net/http"
 )
 
-// maxReply bounds a reply Call reads.
-const maxReply = 64 << 20
+// maxReply bounds a reply Call reads: it stops a broken peer, not a large
+// answer (a drained allocation log of a million entries is ~200 MB).
+const maxReply = 1 << 30
 
 // Call sends one WebDriver command: method url with params (marshalled,
 // or sent as is when a []byte) and decodes the reply's value into value
@@ -46,9 +47,12 @@ func Call(ctx context.Context, hc *http.Client, method, url string, params, valu
 		return &TransportError{Err: err}
 	}
 	defer resp.Body.Close()
-	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
+	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
 	if err != nil {
 		return &TransportError{Err: fmt.Errorf("reading the reply: %w", err)}
+	}
+	if len(reply) > maxReply {
+		return fmt.Errorf("%s %s: the reply exceeds %d bytes", method, url, maxReply)
 	}
 	if resp.StatusCode != http.StatusOK {
 		if we, ok := ParseError(reply); ok {

@@ -88,7 +88,12 @@ func (e *Engine) browser(ctx context.Context) (*cdp.Browser, error) {
 	}
 	conn, err := cdp.Dial(ctx, e.addr)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to the browser's DevTools endpoint %s: %w", e.addr, err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("connecting to the browser's DevTools endpoint %s: %w", e.addr, err)
+		}
+		// An endpoint wdext cannot reach (a grid node's loopback address,
+		// say) leaves the session without what the commands need.
+		return nil, wire.Errorf(wire.UnsupportedOperation, "cannot reach the browser's DevTools endpoint %s (goog:chromeOptions.debuggerAddress): %v", e.addr, err)
 	}
 	nb := cdp.NewBrowser(conn)
 	kept, stale, err := e.install(c, nb)
