@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"github.com/wdext/wdext/memory/census"
+	"github.com/wdext/wdext/memory/heap"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -42,7 +42,7 @@ type Heap struct {
 	// nil then.
 	Err error
 	// Snapshot takes a heap snapshot (after a garbage collection).
-	Snapshot func(ctx context.Context) (census.Heap, error)
+	Snapshot func(ctx context.Context) (heap.Heap, error)
 }
 
 // AllocationSampler samples the current page's allocations, for
