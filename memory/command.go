@@ -51,9 +51,8 @@ type GCArgs struct {
 	Timeout time.Duration
 }
 
-// rawArgs is what both commands accept. Members they do not know are
-// ignored, as WebDriver commands do: Selenium's Python client adds
-// "sessionId" to every command's parameters.
+// rawArgs is what both commands accept (webdriver.DecodeParams rejects
+// other members).
 type rawArgs struct {
 	Source  *string  `json:"source"`
 	Timeout *float64 `json:"timeout"`

@@ -34,7 +34,8 @@ type Config struct {
 	// Transport for upstream requests; nil for driver.Transport.
 	Transport http.RoundTripper
 	// CommandTimeout bounds an extension command that sets no deadline of
-	// its own; 0 means DefaultCommandTimeout.
+	// its own (one that does, with Within, replaces it); 0 means
+	// DefaultCommandTimeout.
 	CommandTimeout time.Duration
 }
 

@@ -175,8 +175,7 @@
 // returns {"collecting",
 // "entries": [entry, …], "dataLossOccurred", "stopped"} and forgets the
 // entries it returned (a drain: each collection is reported once, as
-// onGarbageCollection fires once). (GET and POST are on different paths
-// because webdriver.Server.Handle cannot serve two methods on one path.)
+// onGarbageCollection fires once).
 //
 // No CDP domain reports GCs; tracing does. Collecting is a browser-wide
 // Tracing session with the one category "disabled-by-default-v8.gc"
@@ -190,13 +189,14 @@
 // connection sets dataLossOccurred; "stopped" says why collecting stopped
 // if it did so on its own.
 //
-// The browser has one tracing session. While the GC log collects,
-// forcesample (which arms tracing for each force) answers "unsupported
-// operation" ("another tracing session is running"); starting to collect
-// while forcesample, chromedriver's performance log with
-// perfLoggingPrefs.traceCategories or DevTools traces waits up to 6 s (a
-// forcesample arm holds tracing for milliseconds, up to 5 s while its
-// trace flushes), then is "unsupported operation" too. No events are
+// The browser has one tracing session, owned through
+// cdp.Browser.LockTracing. While the GC log collects, forcesample (which
+// arms tracing for each force) answers "unsupported operation" ("… but the
+// GC log holds it"); starting to collect while a forcesample holds tracing
+// waits up to 6 s (an arm holds it for milliseconds, and a late trace
+// flush up to 30 s more), then is "unsupported operation" too, as it is at
+// once when another client (chromedriver's performance log with
+// perfLoggingPrefs.traceCategories, DevTools) traces. No events are
 // dropped silently.
 //
 // Entries are one per GC cycle of each V8 isolate in the browser (pages,

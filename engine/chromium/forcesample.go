@@ -25,13 +25,13 @@ var sampleCategories = []string{"devtools.timeline", "disabled-by-default-devtoo
 // nothing else: setTimeout would write two (install and fire).
 var trigger = "queueMicrotask(() => {})"
 
-// Arm enables the sampling categories in the browser until the returned
+// arm enables the sampling categories in the browser until the returned
 // disarm is called. disarm returns once tracing has fully stopped
 // (tracingComplete): only then is the category off in every renderer, so
 // that whatever the page does next (handle the reply to its own request,
 // say) samples nothing. If the flush outlasts disarm's ctx, disarm returns
 // anyway and the browser stays locked until the flush ends.
-func Arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) error, err error) {
+func arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) error, err error) {
 	unlock, err := b.LockTracing(ctx, "forcesample", false)
 	var busy *cdp.TracingBusyError
 	if errors.As(err, &busy) {
@@ -124,7 +124,7 @@ func forceSample(ctx context.Context, b *cdp.Browser) error {
 			isolates, findErr = isolateSessions(ctx, b, targets)
 		}
 	}()
-	disarm, err := Arm(ctx, b)
+	disarm, err := arm(ctx, b)
 	<-found
 	if err != nil {
 		return err

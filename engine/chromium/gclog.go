@@ -17,9 +17,9 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
-// GCCategories are the tracing categories the GC log records: V8's GC
+// gcCategories are the tracing categories the GC log records: V8's GC
 // scopes (with their epoch) and its per-GC summary, V8.GCTraceGCNVP.
-var GCCategories = []string{"disabled-by-default-v8.gc"}
+var gcCategories = []string{"disabled-by-default-v8.gc"}
 
 // gcLog is a session's GC log: a browser-wide tracing session and the
 // entries read from it.
@@ -131,7 +131,7 @@ func startTrace(ctx context.Context, b *cdp.Browser) error {
 		TraceConfig: &tracing.TraceConfig{
 			RecordMode:          tracing.TraceConfigRecordModeRecordContinuously,
 			TraceBufferSizeInKb: 32 << 10,
-			IncludedCategories:  GCCategories,
+			IncludedCategories:  gcCategories,
 			ExcludedCategories:  []string{"*"},
 		},
 	})

@@ -110,8 +110,8 @@
 // frame, and the command calls the polyfill's forceSample hook once per
 // realm: one stack-less sample in every started profiler there. Measured
 // on WebKitGTK 2.50.6: every profiler, several per document included,
-// gets exactly one sample per call (the Chromium limits above do not
-// apply). Two ways to reach the realms:
+// gets exactly one sample per call (the Chromium limits, see package
+// engine/chromium, do not apply). Two ways to reach the realms:
 //
 //   - Engine.ForceSample, for sessions whose browser wdext started:
 //     through WebKit's remote inspector
