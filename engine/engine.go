@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -140,4 +141,15 @@ func Unsupported(sess *session.Session, e Engine, what, why string) *wire.Error 
 		why = "not available with " + e.Name()
 	}
 	return wire.Errorf(wire.UnsupportedOperation, "%s on %s: %s", what, name, why)
+}
+
+// Failed names the step of an engine that failed, keeping a W3C error as
+// it is (the server maps a deadline that ran out to "timeout", the rest to
+// "unknown error").
+func Failed(step string, err error) error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	return fmt.Errorf("%s: %w", step, err)
 }

@@ -61,7 +61,7 @@ func (e *Engine) SampleAllocations(ctx context.Context, interval float64) (engin
 	a := &allocSampler{ts: ts}
 	if err := a.start(ctx, interval); err != nil {
 		e.forget(ts)
-		return nil, cdpError("starting V8's sampling heap profiler", err)
+		return nil, engine.Failed("starting V8's sampling heap profiler", err)
 	}
 	return a, nil
 }
@@ -97,7 +97,7 @@ func (a *allocSampler) Stop(ctx context.Context) error {
 	_, err := cdproto.Call(ctx, a.ts.s, heapprofiler.StopSampling, cdproto.Empty{})
 	a.interval = 0
 	if err != nil {
-		return cdpError("stopping V8's sampling heap profiler", err)
+		return engine.Failed("stopping V8's sampling heap profiler", err)
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func (a *allocSampler) Stop(ctx context.Context) error {
 func (a *allocSampler) Take(ctx context.Context, interval float64) ([]wire.AllocationEntry, error) {
 	if a.interval <= 0 {
 		if err := a.start(ctx, interval); err != nil {
-			return nil, cdpError("starting V8's sampling heap profiler", err)
+			return nil, engine.Failed("starting V8's sampling heap profiler", err)
 		}
 		return nil, nil
 	}
@@ -117,10 +117,10 @@ func (a *allocSampler) Take(ctx context.Context, interval float64) ([]wire.Alloc
 	res, err := cdproto.Call(ctx, a.ts.s, heapprofiler.StopSampling, cdproto.Empty{})
 	a.interval = 0
 	if err != nil {
-		return nil, cdpError("stopping V8's sampling heap profiler", err)
+		return nil, engine.Failed("stopping V8's sampling heap profiler", err)
 	}
 	if err := a.start(ctx, interval); err != nil {
-		return nil, cdpError("restarting V8's sampling heap profiler", err)
+		return nil, engine.Failed("restarting V8's sampling heap profiler", err)
 	}
 	return logEntries(res.Profile, old), nil
 }

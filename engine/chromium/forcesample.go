@@ -55,12 +55,7 @@ func arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 	if err != nil {
 		stop()
 		unlock()
-		if cdp.IsTracingStarted(err) {
-			return nil, wire.Errorf(wire.UnsupportedOperation,
-				"forcesample needs the browser's tracing, but another client's tracing session is running "+
-					"(chromedriver's performance log with perfLoggingPrefs.traceCategories, DevTools): %v", err)
-		}
-		return nil, err
+		return nil, tracingRefused("forcesample", err)
 	}
 	var once sync.Once
 	return func(ctx context.Context) error {
@@ -215,4 +210,17 @@ func evaluate(ctx context.Context, s *cdp.Session, expr string) error {
 		return fmt.Errorf("evaluating %q: %s", expr, res.ExceptionDetails.Text)
 	}
 	return nil
+}
+
+// tracingRefused is the error of a Tracing.start the browser refused: as
+// "unsupported operation" when another client traces (chromedriver's
+// performance log with perfLoggingPrefs.traceCategories, DevTools), which
+// wdext cannot stop.
+func tracingRefused(who string, err error) error {
+	if cdp.IsTracingStarted(err) {
+		return wire.Errorf(wire.UnsupportedOperation,
+			"%s needs the browser's tracing, but another client's tracing session is running "+
+				"(chromedriver's performance log with perfLoggingPrefs.traceCategories, DevTools): %v", who, err)
+	}
+	return err
 }

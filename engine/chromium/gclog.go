@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/tracing"
 
+	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/chromium/cdp"
 	"github.com/wdext/wdext/internal/turn"
 	"github.com/wdext/wdext/wire"
@@ -136,12 +137,10 @@ func startTrace(ctx context.Context, b *cdp.Browser) error {
 		},
 	})
 	if cdp.IsTracingStarted(err) {
-		return wire.Errorf(wire.UnsupportedOperation,
-			"the GC log needs the browser's tracing, but another client's tracing session is running "+
-				"(chromedriver's performance log with perfLoggingPrefs.traceCategories, DevTools): %v", err)
+		return tracingRefused("the GC log", err)
 	}
 	if err != nil {
-		return cdpError("starting tracing", err)
+		return engine.Failed("starting tracing", err)
 	}
 	return nil
 }

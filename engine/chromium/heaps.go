@@ -22,7 +22,7 @@ func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 	}
 	page, below, err := e.currentPage(ctx, b)
 	if err != nil {
-		return nil, cdpError("finding the current page", err)
+		return nil, engine.Failed("finding the current page", err)
 	}
 	if !all {
 		return []engine.Heap{e.heap(b, page)}, nil
@@ -51,12 +51,12 @@ func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 func (e *Engine) isolate(ctx context.Context, b *cdp.Browser, id target.ID) (string, error) {
 	ts, err := e.attach(ctx, b, id)
 	if err != nil {
-		return "", cdpError("attaching to the target", err)
+		return "", engine.Failed("attaching to the target", err)
 	}
 	iso, err := cdproto.Call(ctx, ts.s, runtime.GetIsolateID, cdproto.Empty{})
 	if err != nil {
 		e.forget(ts)
-		return "", cdpError("identifying the target's isolate", err)
+		return "", engine.Failed("identifying the target's isolate", err)
 	}
 	return iso.ID, nil
 }
@@ -67,12 +67,12 @@ func (e *Engine) heap(b *cdp.Browser, t *target.Info) engine.Heap {
 	return engine.Heap{Type: t.Type, URL: t.URL, ID: string(t.TargetID), Snapshot: func(ctx context.Context) (census.Heap, error) {
 		ts, err := e.attach(ctx, b, t.TargetID)
 		if err != nil {
-			return nil, cdpError("attaching to the target", err)
+			return nil, engine.Failed("attaching to the target", err)
 		}
 		snap, err := takeSnapshot(ctx, ts)
 		if err != nil {
 			e.forget(ts)
-			return nil, cdpError("taking a heap snapshot", err)
+			return nil, engine.Failed("taking a heap snapshot", err)
 		}
 		return census.V8(snap), nil
 	}}

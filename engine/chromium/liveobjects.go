@@ -27,7 +27,7 @@ func (e *Engine) StartLiveObjects(ctx context.Context) (engine.LiveObjectTrackin
 	}
 	if _, err := cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: &yes}); err != nil {
 		e.forget(ts)
-		return nil, cdpError("starting V8's allocation tracker", err)
+		return nil, engine.Failed("starting V8's allocation tracker", err)
 	}
 	return &liveTracking{e: e, ts: ts}, nil
 }
@@ -47,7 +47,7 @@ func (l *liveTracking) Stop(ctx context.Context) (wire.LiveObjects, error) {
 	})
 	if err != nil {
 		l.e.forget(ts)
-		return wire.LiveObjects{}, cdpError("stopping V8's allocation tracker", err)
+		return wire.LiveObjects{}, engine.Failed("stopping V8's allocation tracker", err)
 	}
 	return groupLive(snap), nil
 }

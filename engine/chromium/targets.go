@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"sync"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/chromium/cdp"
 	"github.com/wdext/wdext/wire"
 )
@@ -23,8 +23,6 @@ type targetSession struct {
 	snap sync.Mutex // one heap snapshot at a time
 }
 
-var flatten = true
-
 // attach returns wdext's own session to target id on b, attaching on
 // first use. The attach itself runs without the engine's lock.
 func (e *Engine) attach(ctx context.Context, b *cdp.Browser, id target.ID) (*targetSession, error) {
@@ -34,11 +32,11 @@ func (e *Engine) attach(ctx context.Context, b *cdp.Browser, id target.ID) (*tar
 	if ok {
 		return ts, nil
 	}
-	res, err := cdproto.Call(ctx, b.Conn, target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flatten})
+	s, err := b.AttachSession(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("attaching to target %s: %w", id, err)
 	}
-	ts = &targetSession{id: id, s: b.Session(string(res.SessionID))}
+	ts = &targetSession{id: id, s: s}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.conn != b {
@@ -72,11 +70,11 @@ func (e *Engine) attachCurrentPage(ctx context.Context) (*targetSession, error) 
 	}
 	page, _, err := e.currentPage(ctx, b)
 	if err != nil {
-		return nil, cdpError("finding the current page", err)
+		return nil, engine.Failed("finding the current page", err)
 	}
 	ts, err := e.attach(ctx, b, page.TargetID)
 	if err != nil {
-		return nil, cdpError("attaching to the page", err)
+		return nil, engine.Failed("attaching to the page", err)
 	}
 	return ts, nil
 }
@@ -94,14 +92,4 @@ func (e *Engine) currentPage(ctx context.Context, b *cdp.Browser) (*target.Info,
 			"cannot tell which page is the current window: %v (the driver's window handles are not CDP target ids)", err)
 	}
 	return page, below, err
-}
-
-// cdpError names the CDP step that failed, keeping WebDriver errors as
-// they are (the server maps a deadline to "timeout").
-func cdpError(what string, err error) error {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we
-	}
-	return fmt.Errorf("%s: %w", what, err)
 }

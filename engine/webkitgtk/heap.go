@@ -23,7 +23,7 @@ func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 	var href string
 	if all {
 		if err := page.Evaluate(ctx, "location.href", &href); err != nil {
-			return nil, cdpError("reading the page's URL", err)
+			return nil, engine.Failed("reading the page's URL", err)
 		}
 	}
 	out := []engine.Heap{{Type: "page", URL: href, Snapshot: vmHeap(page, "")}}
@@ -32,7 +32,7 @@ func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 	}
 	workers, err := page.Workers(ctx)
 	if err != nil {
-		return nil, cdpError("listing the page's workers", err)
+		return nil, engine.Failed("listing the page's workers", err)
 	}
 	for _, w := range workers {
 		out = append(out, engine.Heap{Type: "worker", URL: w.URL, ID: w.ID, Snapshot: vmHeap(page, w.ID)})
@@ -45,7 +45,7 @@ func vmHeap(page *wkinspector.Conn, worker string) func(context.Context) (census
 	return func(ctx context.Context) (census.Heap, error) {
 		data, err := page.HeapSnapshot(ctx, worker)
 		if err != nil {
-			return nil, cdpError("taking a heap snapshot", err)
+			return nil, engine.Failed("taking a heap snapshot", err)
 		}
 		snap, err := jscsnapshot.Read(strings.NewReader(data))
 		if err != nil {
@@ -137,7 +137,7 @@ func trackingSnapshot(ctx context.Context, page *wkinspector.Conn, method, event
 	})
 	defer stop()
 	if err := page.Call(ctx, method, nil, nil); err != nil {
-		return nil, cdpError(method, err)
+		return nil, engine.Failed(method, err)
 	}
 	select {
 	case data := <-got:
@@ -147,6 +147,6 @@ func trackingSnapshot(ctx context.Context, page *wkinspector.Conn, method, event
 		}
 		return snap, nil
 	case <-ctx.Done():
-		return nil, cdpError("waiting for "+event, ctx.Err())
+		return nil, engine.Failed("waiting for "+event, ctx.Err())
 	}
 }

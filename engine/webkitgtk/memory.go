@@ -2,11 +2,11 @@ package webkitgtk
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
+	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/webkitgtk/wkinspector"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/jscsnapshot"
@@ -144,19 +144,9 @@ func (e *Engine) CollectGarbage(ctx context.Context) (*wire.GCResult, error) {
 func (e *Engine) page(ctx context.Context) (*wkinspector.Conn, error) {
 	page, err := e.currentPage(ctx)
 	if err != nil {
-		return nil, cdpError("finding the page in the WebKit inspector", err)
+		return nil, engine.Failed("finding the page in the WebKit inspector", err)
 	}
 	return page, nil
-}
-
-// cdpError names the inspector step that failed, keeping WebDriver errors
-// as they are (the server maps a deadline to "timeout").
-func cdpError(what string, err error) error {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we
-	}
-	return fmt.Errorf("%s: %w", what, err)
 }
 
 // workerID is the wkinspector worker id of a VM.

@@ -130,15 +130,25 @@ func (b *Browser) Attach(ctx context.Context, id target.ID) (*Session, error) {
 	if ok {
 		return s, nil
 	}
-	res, err := cdproto.Call(ctx, b.Conn, target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flatten})
+	s, err := b.AttachSession(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	s = b.Session(string(res.SessionID))
 	b.mu.Lock()
 	b.attached[id] = s
 	b.mu.Unlock()
 	return s, nil
+}
+
+// AttachSession attaches a new flat session to the target, which the
+// caller keeps: for commands whose events must not mix with another
+// session's (heap snapshot chunks arrive on the session that asked).
+func (b *Browser) AttachSession(ctx context.Context, id target.ID) (*Session, error) {
+	res, err := cdproto.Call(ctx, b.Conn, target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flatten})
+	if err != nil {
+		return nil, err
+	}
+	return b.Session(string(res.SessionID)), nil
 }
 
 // Forget drops a cached session (after it failed: the target navigated
