@@ -6,22 +6,19 @@ package chromium
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/target"
-	"github.com/gorilla/websocket"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/engine/chromium/cdp/cdptest"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -29,85 +26,16 @@ import (
 // the client a hang would run into.
 const prompt = 2 * time.Second
 
-// fakeDevTools is a DevTools endpoint that counts what it is asked for.
-type fakeDevTools struct {
-	srv      *httptest.Server
-	versions atomic.Int32 // GET /json/version
-	dials    atomic.Int32 // websockets accepted
-	// version, if set, runs before /json/version answers.
-	version func(r *http.Request)
-
-	mu    sync.Mutex
-	conns []*fakeWS
-	// accepted receives each websocket as it opens.
-	accepted chan *fakeWS
-}
-
-// fakeWS is the endpoint's side of one websocket.
-type fakeWS struct {
-	ws *websocket.Conn
-	// gone is closed when the client's side is closed.
-	gone chan struct{}
-}
-
-// drop cuts the TCP connection, as a browser that crashed does.
-func (c *fakeWS) drop() { c.ws.NetConn().Close() }
+// The fake DevTools endpoint of these tests (package cdptest): it answers
+// no command.
+type (
+	fakeDevTools = cdptest.Server
+	fakeWS       = cdptest.Conn
+)
 
 func newFakeDevTools(t *testing.T, version func(r *http.Request)) *fakeDevTools {
 	t.Helper()
-	f := &fakeDevTools{version: version, accepted: make(chan *fakeWS, 64)}
-	up := websocket.Upgrader{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/json/version", func(w http.ResponseWriter, r *http.Request) {
-		f.versions.Add(1)
-		if f.version != nil {
-			f.version(r)
-		}
-		json.NewEncoder(w).Encode(map[string]string{
-			"webSocketDebuggerUrl": "ws://" + r.Host + "/devtools/browser/fake",
-		})
-	})
-	mux.HandleFunc("/devtools/browser/fake", func(w http.ResponseWriter, r *http.Request) {
-		ws, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		f.dials.Add(1)
-		c := &fakeWS{ws: ws, gone: make(chan struct{})}
-		f.mu.Lock()
-		f.conns = append(f.conns, c)
-		f.mu.Unlock()
-		f.accepted <- c
-		defer close(c.gone)
-		for {
-			if _, _, err := ws.ReadMessage(); err != nil {
-				return
-			}
-		}
-	})
-	f.srv = httptest.NewServer(mux)
-	t.Cleanup(func() {
-		f.mu.Lock()
-		for _, c := range f.conns {
-			c.ws.Close()
-		}
-		f.mu.Unlock()
-		f.srv.Close()
-	})
-	return f
-}
-
-func (f *fakeDevTools) addr() string { return f.srv.Listener.Addr().String() }
-
-func (f *fakeDevTools) nextConn(t *testing.T) *fakeWS {
-	t.Helper()
-	select {
-	case c := <-f.accepted:
-		return c
-	case <-time.After(prompt):
-		t.Fatal("no websocket was opened")
-		return nil
-	}
+	return cdptest.NewServer(t, nil, version)
 }
 
 // bindFake binds an Engine to the fake the way a new session does, from
@@ -118,13 +46,13 @@ func bindFake(t *testing.T, f *fakeDevTools) *Engine {
 		ID: "s1",
 		Capabilities: map[string]any{
 			"browserName":        "chrome",
-			"goog:chromeOptions": map[string]any{"debuggerAddress": f.addr()},
+			"goog:chromeOptions": map[string]any{"debuggerAddress": f.Addr()},
 		},
 	})
 	assert.NilError(t, err)
 	e, ok := eng.(*Engine)
 	assert.Assert(t, ok, "%T", eng)
-	assert.Check(t, is.Equal(e.DebuggerAddress(), f.addr()))
+	assert.Check(t, is.Equal(e.DebuggerAddress(), f.Addr()))
 	t.Cleanup(func() { e.Close() })
 	return e
 }
@@ -155,17 +83,17 @@ func TestEngineBrowserDialsOnceAndReuses(t *testing.T) {
 	e := bindFake(t, f)
 	ctx := testContext(t)
 
-	assert.Check(t, is.Equal(f.dials.Load(), int32(0)), "Bind does not dial")
+	assert.Check(t, is.Equal(f.Dials.Load(), int32(0)), "Bind does not dial")
 	b1, err := e.browser(ctx)
 	assert.NilError(t, err)
-	assert.Check(t, is.Equal(f.dials.Load(), int32(1)))
+	assert.Check(t, is.Equal(f.Dials.Load(), int32(1)))
 	for range 3 {
 		b2, err := e.browser(ctx)
 		assert.NilError(t, err)
 		assert.Check(t, b1 == b2, "the same connection")
 	}
-	assert.Check(t, is.Equal(f.dials.Load(), int32(1)))
-	assert.Check(t, is.Equal(f.versions.Load(), int32(1)))
+	assert.Check(t, is.Equal(f.Dials.Load(), int32(1)))
+	assert.Check(t, is.Equal(f.Versions.Load(), int32(1)))
 }
 
 // When the browser drops the websocket, the next browser call dials a new
@@ -177,20 +105,20 @@ func TestEngineBrowserReconnects(t *testing.T) {
 
 	b1, err := e.browser(ctx)
 	assert.NilError(t, err)
-	ws1 := f.nextConn(t)
+	ws1 := f.Accepted(t, prompt)
 	e.mu.Lock()
 	e.targets = map[target.ID]*targetSession{"page-1": nil}
 	e.mu.Unlock()
 
-	ws1.drop()
+	ws1.Kill()
 	waitFor(t, b1.Done(), "the dropped connection's Done")
 
 	b2, err := e.browser(ctx)
 	assert.NilError(t, err)
 	assert.Check(t, b2 != b1, "a new connection")
 	assert.Check(t, !isDone(b2))
-	assert.Check(t, is.Equal(f.dials.Load(), int32(2)))
-	f.nextConn(t)
+	assert.Check(t, is.Equal(f.Dials.Load(), int32(2)))
+	f.Accepted(t, prompt)
 	e.mu.Lock()
 	assert.Check(t, is.Len(e.targets, 0), "the old connection's sessions are forgotten")
 	e.mu.Unlock()
@@ -198,18 +126,16 @@ func TestEngineBrowserReconnects(t *testing.T) {
 	b3, err := e.browser(ctx)
 	assert.NilError(t, err)
 	assert.Check(t, b3 == b2, "the new connection is kept")
-	assert.Check(t, is.Equal(f.dials.Load(), int32(2)))
+	assert.Check(t, is.Equal(f.Dials.Load(), int32(2)))
 
 	// And again, after a second crash.
-	f.mu.Lock()
-	ws2 := f.conns[1]
-	f.mu.Unlock()
-	ws2.drop()
+	ws2 := f.Conns()[1]
+	ws2.Kill()
 	waitFor(t, b2.Done(), "the second connection's Done")
 	b4, err := e.browser(ctx)
 	assert.NilError(t, err)
 	assert.Check(t, b4 != b2)
-	assert.Check(t, is.Equal(f.dials.Load(), int32(3)))
+	assert.Check(t, is.Equal(f.Dials.Load(), int32(3)))
 }
 
 // Callers racing to reconnect all get the one connection kept; the extra
@@ -239,21 +165,19 @@ func TestEngineBrowserConcurrentDialsKeepOne(t *testing.T) {
 	assert.Check(t, !isDone(got[0]))
 
 	// Every websocket but the kept one is closed by the client.
-	dials := int(f.dials.Load())
+	dials := int(f.Dials.Load())
 	assert.Check(t, dials >= 1 && dials <= n, "%d dials", dials)
 	closed := 0
 	deadline := time.After(prompt)
 	for closed < dials-1 {
-		f.mu.Lock()
 		closed = 0
-		for _, c := range f.conns {
+		for _, c := range f.Conns() {
 			select {
-			case <-c.gone:
+			case <-c.Gone:
 				closed++
 			default:
 			}
 		}
-		f.mu.Unlock()
 		select {
 		case <-deadline:
 			t.Fatalf("%d of %d extra connections closed", closed, dials-1)
@@ -271,16 +195,16 @@ func TestEngineBrowserAfterClose(t *testing.T) {
 
 	b, err := e.browser(ctx)
 	assert.NilError(t, err)
-	ws := f.nextConn(t)
+	ws := f.Accepted(t, prompt)
 	assert.NilError(t, e.Close())
 	assert.Check(t, isDone(b), "Close closes the connection")
-	waitFor(t, ws.gone, "the browser's side of the websocket")
+	waitFor(t, ws.Gone, "the browser's side of the websocket")
 
 	for range 2 {
 		_, err = e.browser(ctx)
 		assert.Check(t, isInvalidSession(err), "%v (%T)", err, err)
 	}
-	assert.Check(t, is.Equal(f.dials.Load(), int32(1)))
+	assert.Check(t, is.Equal(f.Dials.Load(), int32(1)))
 	assert.NilError(t, e.Close(), "Close twice")
 
 	// An engine closed before it ever dialed.
@@ -288,7 +212,7 @@ func TestEngineBrowserAfterClose(t *testing.T) {
 	assert.NilError(t, e2.Close())
 	_, err = e2.browser(ctx)
 	assert.Check(t, isInvalidSession(err), "%v", err)
-	assert.Check(t, is.Equal(f.dials.Load(), int32(1)))
+	assert.Check(t, is.Equal(f.Dials.Load(), int32(1)))
 }
 
 // A Close that happens while browser is dialing wins: the new connection
@@ -316,8 +240,8 @@ func TestEngineBrowserCloseDuringDial(t *testing.T) {
 	case <-time.After(prompt):
 		t.Fatal("browser did not return")
 	}
-	ws := f.nextConn(t)
-	waitFor(t, ws.gone, "the connection dialed after Close is closed")
+	ws := f.Accepted(t, prompt)
+	waitFor(t, ws.Gone, "the connection dialed after Close is closed")
 }
 
 // An endpoint that never answers /json/version holds browser only as
@@ -339,14 +263,14 @@ func TestEngineBrowserDialHonoursDeadline(t *testing.T) {
 	_, err := e.browser(ctx)
 	elapsed := time.Since(start)
 	assert.Check(t, is.ErrorIs(err, context.DeadlineExceeded))
-	assert.Check(t, is.ErrorContains(err, f.addr()))
+	assert.Check(t, is.ErrorContains(err, f.Addr()))
 	assert.Check(t, elapsed < prompt, "took %v", elapsed)
-	assert.Check(t, is.Equal(f.dials.Load(), int32(0)))
+	assert.Check(t, is.Equal(f.Dials.Load(), int32(0)))
 
 	// The failed dial leaves nothing behind: the next call dials anew.
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel2()
 	_, err = e.browser(ctx2)
 	assert.Check(t, err != nil)
-	assert.Check(t, is.Equal(f.versions.Load(), int32(2)))
+	assert.Check(t, is.Equal(f.Versions.Load(), int32(2)))
 }

@@ -21,7 +21,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/cdproto/tracing"
-	"github.com/gorilla/websocket"
+	"github.com/wdext/wdext/engine/chromium/cdp/cdptest"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -31,71 +31,12 @@ import (
 // writeTimeout and handshake timeout a hang would show.
 const prompt = 2 * time.Second
 
-// fakeRequest is a command as the fake browser receives it.
-type fakeRequest struct {
-	ID        int64           `json:"id"`
-	SessionID string          `json:"sessionId,omitempty"`
-	Method    string          `json:"method"`
-	Params    json.RawMessage `json:"params,omitempty"`
-}
-
-// fakeBrowser is a DevTools endpoint: /json/version names its websocket,
-// and handle answers each command that arrives on it.
-type fakeBrowser struct {
-	srv    *httptest.Server
-	handle func(c *fakeConn, req fakeRequest)
-	dials  atomic.Int32
-
-	mu    sync.Mutex
-	conns []*fakeConn
-	// connected receives each websocket as it is accepted.
-	connected chan *fakeConn
-}
-
-// fakeConn is the browser's side of one websocket.
-type fakeConn struct {
-	ws  *websocket.Conn
-	wmu sync.Mutex
-	// requests receives every command, before handle runs.
-	requests chan fakeRequest
-	// gone is closed when reading from the client fails. The fake does
-	// not close the socket then: tests decide who closes what.
-	gone chan struct{}
-}
-
-func (c *fakeConn) send(v any) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return c.ws.WriteJSON(v)
-}
-
-func (c *fakeConn) reply(req fakeRequest, result any) {
-	c.send(map[string]any{"id": req.ID, "sessionId": req.SessionID, "result": result})
-}
-
-func (c *fakeConn) replyError(req fakeRequest, code int64, message string) {
-	c.send(map[string]any{"id": req.ID, "error": map[string]any{"code": code, "message": message}})
-}
-
-func (c *fakeConn) event(sessionID, method string, params any) {
-	m := map[string]any{"method": method, "params": params}
-	if sessionID != "" {
-		m["sessionId"] = sessionID
-	}
-	c.send(m)
-}
-
-// kill drops the TCP connection without a websocket close frame, as a
-// crashed browser does.
-func (c *fakeConn) kill() { c.ws.NetConn().Close() }
-
-// closeFrame closes the websocket cleanly, as a browser that quits does.
-func (c *fakeConn) closeFrame() {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.ws.WriteControl(websocket.CloseMessage,
-		websocket.FormatCloseMessage(websocket.CloseGoingAway, "bye"), time.Now().Add(prompt))
-}
+// The fake browser of these tests (package cdptest).
+type (
+	fakeRequest = cdptest.Request
+	fakeBrowser = cdptest.Server
+	fakeConn    = cdptest.Conn
+)
 
 var pageInfo = map[string]any{
 	"targetId": "page-1", "type": "page", "title": "t", "url": "about:blank",
@@ -107,10 +48,10 @@ var pageInfo = map[string]any{
 func fakeDefault(c *fakeConn, req fakeRequest) {
 	switch req.Method {
 	case target.CommandGetTargets:
-		c.reply(req, map[string]any{"targetInfos": []any{pageInfo}})
+		c.Reply(req, map[string]any{"targetInfos": []any{pageInfo}})
 	case "Test.hang":
 	default:
-		c.replyError(req, -32601, fmt.Sprintf("'%s' wasn't found", req.Method))
+		c.ReplyError(req, -32601, fmt.Sprintf("'%s' wasn't found", req.Method))
 	}
 }
 
@@ -119,74 +60,17 @@ func newFake(t *testing.T, handle func(c *fakeConn, req fakeRequest)) *fakeBrows
 	if handle == nil {
 		handle = fakeDefault
 	}
-	f := &fakeBrowser{handle: handle, connected: make(chan *fakeConn, 16)}
-	up := websocket.Upgrader{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/json/version", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]string{
-			"Browser":              "Fake/1.0",
-			"webSocketDebuggerUrl": "ws://" + r.Host + "/devtools/browser/fake",
-		})
-	})
-	mux.HandleFunc("/devtools/browser/fake", func(w http.ResponseWriter, r *http.Request) {
-		ws, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		f.dials.Add(1)
-		c := &fakeConn{ws: ws, requests: make(chan fakeRequest, 256), gone: make(chan struct{})}
-		f.mu.Lock()
-		f.conns = append(f.conns, c)
-		f.mu.Unlock()
-		f.connected <- c
-		defer close(c.gone)
-		for {
-			var req fakeRequest
-			if err := ws.ReadJSON(&req); err != nil {
-				return
-			}
-			select {
-			case c.requests <- req:
-			default:
-			}
-			f.handle(c, req)
-		}
-	})
-	f.srv = httptest.NewServer(mux)
-	t.Cleanup(func() {
-		f.mu.Lock()
-		for _, c := range f.conns {
-			c.ws.Close()
-		}
-		f.mu.Unlock()
-		f.srv.Close()
-	})
-	return f
-}
-
-func (f *fakeBrowser) addr() string { return f.srv.Listener.Addr().String() }
-
-// accepted is the server side of the next websocket.
-func (f *fakeBrowser) accepted(t *testing.T) *fakeConn {
-	t.Helper()
-	select {
-	case c := <-f.connected:
-		return c
-	case <-time.After(prompt):
-		t.Fatal("the client never opened a websocket")
-		return nil
-	}
+	return cdptest.NewServer(t, handle, nil)
 }
 
 func dial(t *testing.T, f *fakeBrowser) (*Conn, *fakeConn) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), prompt)
 	defer cancel()
-	c, err := Dial(ctx, f.addr())
+	c, err := Dial(ctx, f.Addr())
 	assert.NilError(t, err)
 	t.Cleanup(func() { c.Close() })
-	return c, f.accepted(t)
+	return c, f.Accepted(t, prompt)
 }
 
 func testCtx(t *testing.T) context.Context {
@@ -198,7 +82,7 @@ func testCtx(t *testing.T) context.Context {
 func nextRequest(t *testing.T, sc *fakeConn) fakeRequest {
 	t.Helper()
 	select {
-	case req := <-sc.requests:
+	case req := <-sc.Requests:
 		return req
 	case <-time.After(prompt):
 		t.Fatal("the fake browser received no command")
@@ -254,7 +138,7 @@ func TestConnCallErrorIsTyped(t *testing.T) {
 	f := newFake(t, func(c *fakeConn, req fakeRequest) {
 		switch req.Method {
 		case "Test.withData":
-			c.send(map[string]any{"id": req.ID, "error": map[string]any{
+			c.Send(map[string]any{"id": req.ID, "error": map[string]any{
 				"code": -32602, "message": "Invalid parameters", "data": "Failed to deserialize params.x"}})
 		default:
 			fakeDefault(c, req)
@@ -295,7 +179,7 @@ func TestConnConcurrentCallsOutOfOrder(t *testing.T) {
 			return
 		}
 		for i := len(held) - 1; i >= 0; i-- {
-			c.reply(held[i], json.RawMessage(held[i].Params))
+			c.Reply(held[i], json.RawMessage(held[i].Params))
 		}
 	})
 	c, _ := dial(t, f)
@@ -328,8 +212,8 @@ func TestConnServerDropsSocket(t *testing.T) {
 		name string
 		drop func(*fakeConn)
 	}{
-		{"kill", (*fakeConn).kill},
-		{"close frame", (*fakeConn).closeFrame},
+		{"kill", (*fakeConn).Kill},
+		{"close frame", func(c *fakeConn) { c.CloseFrame(prompt) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, nil)
@@ -365,7 +249,7 @@ func TestConnInFlightCallFailsWhenServerDrops(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- c.Call(context.Background(), "Test.hang", nil, nil) }()
 	nextRequest(t, sc)
-	sc.kill()
+	sc.Kill()
 	select {
 	case err := <-done:
 		assert.Check(t, is.ErrorIs(err, ErrClosed))
@@ -388,7 +272,7 @@ func TestConnWriteFailureClosesConn(t *testing.T) {
 	assert.Assert(t, ok, "%T", c.ws.NetConn())
 	assert.NilError(t, tcp.CloseWrite())
 	// The browser sees the end of the stream but keeps the socket open.
-	waitClosed(t, sc.gone, "fake's read")
+	waitClosed(t, sc.Gone, "fake's read")
 	assert.Check(t, !isClosed(c.Done()), "reading still works: Done must wait for the write")
 
 	start := time.Now()
@@ -432,8 +316,8 @@ func TestConnCancelledCallKeepsConn(t *testing.T) {
 	}
 
 	// The replies arrive after all, late: nobody waits for them.
-	sc.reply(hung, map[string]any{"targetInfos": []any{}})
-	sc.reply(hung2, map[string]any{"targetInfos": []any{}})
+	sc.Reply(hung, map[string]any{"targetInfos": []any{}})
+	sc.Reply(hung2, map[string]any{"targetInfos": []any{}})
 
 	res, err := cdproto.Call(testCtx(t), c, target.GetTargets, target.GetTargetsParams{})
 	assert.NilError(t, err)
@@ -471,9 +355,9 @@ func TestConnSubscribeEvents(t *testing.T) {
 	browserComplete, stopBrowserComplete := c.Subscribe(tracing.TracingComplete.Method)
 	defer stopBrowserComplete()
 
-	sc.event("", "Target.targetCreated", map[string]any{"targetInfo": pageInfo})
-	sc.event("S2", "Tracing.tracingComplete", map[string]any{"dataLossOccurred": false, "stream": "S2"})
-	sc.event("S1", "Tracing.tracingComplete", map[string]any{"dataLossOccurred": false, "stream": "S1"})
+	sc.Event("", "Target.targetCreated", map[string]any{"targetInfo": pageInfo})
+	sc.Event("S2", "Tracing.tracingComplete", map[string]any{"dataLossOccurred": false, "stream": "S2"})
+	sc.Event("S1", "Tracing.tracingComplete", map[string]any{"dataLossOccurred": false, "stream": "S1"})
 
 	recv := func(ch <-chan jsonv2.Value) jsonv2.Value {
 		t.Helper()
@@ -497,7 +381,7 @@ func TestConnSubscribeEvents(t *testing.T) {
 
 	// The events are in order, so once a later one arrived, an earlier one
 	// for the browser session would have been delivered too.
-	sc.event("", "Tracing.tracingComplete", map[string]any{"dataLossOccurred": false, "stream": "browser"})
+	sc.Event("", "Tracing.tracingComplete", map[string]any{"dataLossOccurred": false, "stream": "browser"})
 	tc = tracing.EventTracingComplete{}
 	assert.NilError(t, jsonv2.Unmarshal(recv(browserComplete), &tc))
 	assert.Check(t, is.Equal(string(tc.Stream), "browser"), "sessions' events stay out of the browser's subscription")
@@ -523,7 +407,7 @@ func TestConnSubscribeEvents(t *testing.T) {
 		}
 		it <- nil
 	}()
-	sc.kill()
+	sc.Kill()
 	select {
 	case err := <-it:
 		assert.NilError(t, err)
@@ -547,7 +431,7 @@ func TestConnSlowSubscriberDoesNotStall(t *testing.T) {
 	f := newFake(t, func(c *fakeConn, req fakeRequest) {
 		if req.Method == "Test.flood" {
 			for range 1100 { // more than a subscription buffers
-				c.event("", "Test.event", map[string]any{})
+				c.Event("", "Test.event", map[string]any{})
 			}
 		}
 		fakeDefault(c, req)
@@ -647,9 +531,9 @@ func TestTracingStartedError(t *testing.T) {
 	f := newFake(t, func(c *fakeConn, req fakeRequest) {
 		switch req.Method {
 		case tracing.CommandStart:
-			c.replyError(req, -32000, "Tracing has already been started (possibly in another tab).")
+			c.ReplyError(req, -32000, "Tracing has already been started (possibly in another tab).")
 		case "Test.otherServerError":
-			c.replyError(req, -32000, "Target closed")
+			c.ReplyError(req, -32000, "Target closed")
 		default:
 			fakeDefault(c, req)
 		}
@@ -685,17 +569,17 @@ func TestBrowserAttachCachesSessions(t *testing.T) {
 			}
 			json.Unmarshal(req.Params, &p)
 			if !p.Flatten {
-				c.replyError(req, -32602, "flat sessions only, please")
+				c.ReplyError(req, -32602, "flat sessions only, please")
 				return
 			}
 			n := attaches.Add(1)
-			c.reply(req, map[string]any{"sessionId": fmt.Sprintf("%s-session-%d", p.TargetID, n)})
+			c.Reply(req, map[string]any{"sessionId": fmt.Sprintf("%s-session-%d", p.TargetID, n)})
 		case target.CommandGetTargets:
 			infos := []any{}
 			if live.Load() {
 				infos = append(infos, pageInfo)
 			}
-			c.reply(req, map[string]any{"targetInfos": infos})
+			c.Reply(req, map[string]any{"targetInfos": infos})
 		default:
 			fakeDefault(c, req)
 		}
