@@ -28,10 +28,7 @@ const prompt = 2 * time.Second
 
 // The fake DevTools endpoint of these tests (package cdptest): it answers
 // no command.
-type (
-	fakeDevTools = cdptest.Server
-	fakeWS       = cdptest.Conn
-)
+type fakeDevTools = cdptest.Server
 
 func newFakeDevTools(t *testing.T, version func(r *http.Request)) *fakeDevTools {
 	t.Helper()
