@@ -70,11 +70,14 @@ func NewServer(t testing.TB, handle func(c *Conn, req Request), version func(r *
 		})
 	})
 	mux.HandleFunc("/devtools/browser/fake", func(w http.ResponseWriter, r *http.Request) {
+		// Counted before the handshake completes, so that a client whose
+		// dial has returned always sees its dial counted.
+		s.Dials.Add(1)
 		ws, err := up.Upgrade(w, r, nil)
 		if err != nil {
+			s.Dials.Add(-1)
 			return
 		}
-		s.Dials.Add(1)
 		c := &Conn{WS: ws, Requests: make(chan Request, 256), Gone: make(chan struct{})}
 		s.mu.Lock()
 		s.conns = append(s.conns, c)
