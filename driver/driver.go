@@ -11,10 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/internal/procgroup"
 )
 
 // Instance is one running upstream driver.
@@ -99,11 +99,7 @@ type Chromedriver struct {
 
 type process struct {
 	Instance
-	cmd  *exec.Cmd
-	done chan struct{}
-	// killed makes kill signal the group once: after the leader is
-	// reaped its group id may name someone else's processes.
-	killed sync.Once
+	group *procgroup.Group
 }
 
 // FindChromedriver returns explicit if set, else chromedriver from $PATH,
@@ -187,24 +183,20 @@ func (c *Chromedriver) start(ctx context.Context) (*process, error) {
 	}
 	args := append([]string{fmt.Sprintf("--port=%d", port), "--allowed-ips=127.0.0.1"}, c.Args...)
 	cmd := exec.Command(c.Path, args...)
-	// Own process group: chromedriver and every Chromium it launches die
-	// together when we signal the group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if c.Stderr != nil {
 		cmd.Stdout, cmd.Stderr = c.Stderr, c.Stderr
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", c.Path, err)
+	// A group of its own: chromedriver and every Chromium it launches end
+	// together, whether wdext stops it, it dies, or wdext dies.
+	g, err := procgroup.Start(cmd)
+	if err != nil {
+		return nil, err
 	}
-	done := make(chan struct{})
-	p := &process{cmd: cmd, done: done}
+	done := g.Done()
+	p := &process{group: g}
 	p.URL = &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}
 	p.Done = done
 	p.Bind = c.Bind
-	go func() { // owned by the process: ends when it exits
-		cmd.Wait()
-		close(done)
-	}()
 
 	timeout := c.StartTimeout
 	if timeout == 0 {
@@ -228,24 +220,9 @@ func (c *Chromedriver) start(ctx context.Context) (*process, error) {
 	}
 }
 
-// kill ends the driver's whole process group and waits for it; later
-// calls only wait.
-func (p *process) kill() {
-	p.killed.Do(p.killGroup)
-	<-p.done
-}
-
-func (p *process) killGroup() {
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(2 * time.Second):
-	}
-	// Browsers may outlive a graceful driver exit: make sure nothing of the
-	// group is left.
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	<-p.done
-}
+// kill ends the driver's whole process group and waits until all of it
+// is gone.
+func (p *process) kill() { p.group.Kill() }
 
 // Kill stops the current driver (for tests of driver death).
 func (c *Chromedriver) Kill() {

@@ -24,8 +24,14 @@ type Session struct {
 	// Capabilities is the upstream's reply, as it came.
 	Capabilities map[string]any
 
-	mu        sync.Mutex
-	lastUsed  time.Time
+	mu       sync.Mutex
+	lastUsed time.Time
+	// busy counts the commands under way (and open BiDi connections): a
+	// session that is busy is never idle, however long they take.
+	busy int
+	// expired is set once the session was found idle and is being ended:
+	// no command may start on it any more.
+	expired   bool
 	resources map[any]io.Closer
 	closed    bool
 }
@@ -55,10 +61,38 @@ func (s *Session) Touch() {
 	s.mu.Unlock()
 }
 
-func (s *Session) idleSince() time.Time {
+// Begin marks a command (or a BiDi connection) under way until the
+// returned end is called; the session is used now and again at its end.
+// It fails — ok false — once the session has been found idle and is being
+// ended.
+func (s *Session) Begin() (end func(), ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lastUsed
+	if s.expired {
+		return nil, false
+	}
+	s.busy++
+	s.lastUsed = time.Now()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.busy--
+			s.lastUsed = time.Now()
+			s.mu.Unlock()
+		})
+	}, true
+}
+
+// expireIfIdle marks the session expired if, at now, nothing is under way
+// and it was last used longer than timeout ago; it reports whether it did.
+func (s *Session) expireIfIdle(now time.Time, timeout time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy == 0 && !s.expired && now.Sub(s.lastUsed) > timeout {
+		s.expired = true
+	}
+	return s.expired
 }
 
 // ErrClosed is returned by Resource once the session has ended.
@@ -161,7 +195,14 @@ func (s *Session) close() {
 type Registry struct {
 	mu       sync.RWMutex
 	sessions map[string]*Session
+	// ended remembers why wdext itself ended recent sessions, so that a
+	// client that comes back learns why its session is gone.
+	ended     map[string]string
+	endedFIFO []string
 }
+
+// maxEnded is how many ended sessions the registry remembers.
+const maxEnded = 1024
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
@@ -200,6 +241,33 @@ func (r *Registry) Remove(id string) bool {
 	return ok
 }
 
+// Note remembers why wdext ends (or ended) the session id, for Why; the
+// most recent maxEnded reasons are kept.
+func (r *Registry) Note(id, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended == nil {
+		r.ended = make(map[string]string)
+	}
+	if _, known := r.ended[id]; !known {
+		if len(r.endedFIFO) == maxEnded {
+			delete(r.ended, r.endedFIFO[0])
+			r.endedFIFO = r.endedFIFO[1:]
+		}
+		r.endedFIFO = append(r.endedFIFO, id)
+	}
+	r.ended[id] = why
+}
+
+// Why says why wdext ended the session id, if it did so recently (see
+// Note).
+func (r *Registry) Why(id string) (string, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	why, ok := r.ended[id]
+	return why, ok
+}
+
 // All returns a snapshot of the live sessions.
 func (r *Registry) All() []*Session {
 	r.mu.RLock()
@@ -219,8 +287,10 @@ func (r *Registry) Len() int {
 }
 
 // ExpireIdle calls expire for each session idle longer than timeout, every
-// interval, until ctx ends. expire is expected to end the session upstream
-// and Remove it. This is Grid's --session-timeout.
+// interval, until ctx ends. A session is idle when no command is under way
+// (see Begin) and the last one ended longer than timeout ago; from then on
+// no command can start on it. expire is expected to end the session
+// upstream and Remove it. This is Grid's --session-timeout.
 func (r *Registry) ExpireIdle(ctx context.Context, timeout, interval time.Duration, expire func(context.Context, *Session)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -230,7 +300,7 @@ func (r *Registry) ExpireIdle(ctx context.Context, timeout, interval time.Durati
 			return
 		case now := <-t.C:
 			for _, s := range r.All() {
-				if now.Sub(s.idleSince()) > timeout {
+				if s.expireIfIdle(now, timeout) {
 					expire(ctx, s)
 				}
 			}

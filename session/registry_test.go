@@ -246,3 +246,53 @@ func TestResourceOpenHoldsNoLock(t *testing.T) {
 	assert.ErrorIs(t, err, session.ErrClosed)
 	assert.Assert(t, late.n.Load() == 1)
 }
+
+// A command under way keeps its session from expiring however long it
+// takes; once it ends the idle clock starts, and a session found idle
+// takes no new command.
+func TestBusyIsNeverIdle(t *testing.T) {
+	r := session.NewRegistry()
+	s := session.New("s", upstream)
+	r.Add(s)
+	end, ok := s.Begin()
+	assert.Assert(t, ok)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	expired := make(chan string, 1)
+	const timeout = 50 * time.Millisecond
+	go r.ExpireIdle(ctx, timeout, 5*time.Millisecond, func(_ context.Context, s *session.Session) {
+		r.Note(s.ID, "idle")
+		r.Remove(s.ID)
+		expired <- s.ID
+	})
+	select {
+	case id := <-expired:
+		t.Fatalf("session %s expired while a command ran", id)
+	case <-time.After(10 * timeout):
+	}
+	end()
+	end() // twice is once
+	select {
+	case <-expired:
+	case <-time.After(10 * time.Second):
+		t.Fatal("session did not expire after its command ended")
+	}
+	_, ok = s.Begin()
+	assert.Assert(t, !ok, "a command began on an expired session")
+	why, ok := r.Why("s")
+	assert.Assert(t, ok)
+	assert.Equal(t, why, "idle")
+}
+
+// The registry remembers why it ended only the most recent sessions.
+func TestWhyIsBounded(t *testing.T) {
+	r := session.NewRegistry()
+	for i := range 2000 {
+		r.Note(fmt.Sprint(i), "reason")
+	}
+	_, ok := r.Why("0")
+	assert.Assert(t, !ok)
+	_, ok = r.Why("1999")
+	assert.Assert(t, ok)
+}

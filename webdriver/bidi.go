@@ -21,11 +21,14 @@ var bidiUpgrader = websocket.Upgrader{
 // bidi proxies a BiDi websocket to the upstream's webSocketUrl, frame for
 // frame both ways, and carries close codes across.
 func (s *Server) bidi(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.liveSession(r)
+	sess, end, err := s.liveSession(r)
 	if err != nil {
 		WriteError(w, err)
 		return
 	}
+	// An open BiDi connection is a session in use: its commands may be
+	// under way, unseen by wdext, for as long as they take.
+	defer end()
 	if sess.BiDiURL == "" {
 		WriteError(w, Errorf(UnknownCommand, "session %q has no BiDi connection (ask for webSocketUrl: true)", sess.ID))
 		return

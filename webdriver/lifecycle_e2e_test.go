@@ -1,13 +1,19 @@
 package webdriver_test
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/internal/procgroup"
+	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
 )
 
@@ -62,4 +68,65 @@ func TestDriverDeathDuringCommand(t *testing.T) {
 
 	next, _ := c.newSession(newSessionBody(nil))
 	c.do("GET", "/session/"+next+"/title", nil).ok(t, nil)
+}
+
+// failingCommand is an extension whose engine step fails without naming a
+// cause, as one does when the browser or the window is gone.
+func failingCommand(s *webdriver.Server) {
+	s.Handle("POST", "/session/{id}/test/fail", func(context.Context, *session.Session, []byte) (any, error) {
+		return nil, errors.New("the engine's connection broke")
+	})
+}
+
+// An extension command that fails because the session's window was
+// closed, or its browser died, answers what the driver answers for that
+// session: "no such window", "invalid session id".
+func TestCommandFailureNamesTheSessionState(t *testing.T) {
+	env := e2e.Start(t, failingCommand)
+	c := newWire(t, env.URL, true)
+
+	id, _ := c.newSession(newSessionBody(nil))
+	c.do("POST", "/session/"+id+"/test/fail", map[string]any{}).w3cError(t, webdriver.UnknownError)
+	// Of two windows, the current one closed.
+	c.do("POST", "/session/"+id+"/window/new", map[string]any{}).ok(t, nil)
+	c.do("DELETE", "/session/"+id+"/window", nil).ok(t, nil)
+	c.do("POST", "/session/"+id+"/test/fail", map[string]any{}).w3cError(t, webdriver.NoSuchWindow)
+	// The only window closed: the driver ended the session.
+	var handles []string
+	c.do("GET", "/session/"+id+"/window/handles", nil).ok(t, &handles)
+	c.do("POST", "/session/"+id+"/window", map[string]any{"handle": handles[0]}).ok(t, nil)
+	c.do("DELETE", "/session/"+id+"/window", nil).ok(t, nil)
+	c.do("POST", "/session/"+id+"/test/fail", map[string]any{}).w3cError(t, webdriver.InvalidSessionID)
+
+	id, caps := c.newSession(newSessionBody(nil))
+	browser := browserPid(t, caps)
+	assert.NilError(t, syscall.Kill(browser, syscall.SIGKILL))
+	// Once the browser is gone (chromedriver reaps it), the driver knows.
+	for gone := false; !gone; time.Sleep(20 * time.Millisecond) {
+		gone = true
+		for _, p := range procgroup.Scan() {
+			gone = gone && (p.Pid != browser || p.Exited())
+		}
+	}
+	r := c.do("POST", "/session/"+id+"/test/fail", map[string]any{})
+	r.w3cError(t, webdriver.InvalidSessionID)
+	assert.Equal(t, env.Server.Sessions().Len(), 0, "the dead session is still registered")
+}
+
+// browserPid finds the Chromium browser process of a session: the one
+// whose profile is the session's (chrome.userDataDir) and that is no
+// child process (--type=…).
+func browserPid(t *testing.T, caps map[string]any) int {
+	t.Helper()
+	chrome, _ := caps["chrome"].(map[string]any)
+	dir, _ := chrome["userDataDir"].(string)
+	assert.Assert(t, dir != "", "no chrome.userDataDir in %v", caps)
+	for _, p := range procgroup.Scan() {
+		cmd := p.Cmdline()
+		if strings.Contains(cmd, "--user-data-dir="+dir) && !strings.Contains(cmd, "--type=") {
+			return p.Pid
+		}
+	}
+	t.Fatalf("no browser process with profile %s", dir)
+	return 0
 }

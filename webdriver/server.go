@@ -136,11 +136,12 @@ func (s *Server) Sessions() *session.Registry { return s.cfg.Sessions }
 // does). Handle is for setting up, before the server serves.
 func (s *Server) Handle(method, path string, cmd Command) {
 	s.route(method, path, func(w http.ResponseWriter, r *http.Request) {
-		sess, err := s.liveSession(r)
+		sess, end, err := s.liveSession(r)
 		if err != nil {
 			WriteError(w, err)
 			return
 		}
+		defer end()
 		s.run(w, r, sess, cmd)
 	})
 }
@@ -197,11 +198,12 @@ func (s *Server) route(method, path string, h http.HandlerFunc) {
 // A native implementation's replies pass through untouched.
 func (s *Server) HandleFallback(method, path string, cmd Command) {
 	s.route(method, path, func(w http.ResponseWriter, r *http.Request) {
-		sess, err := s.liveSession(r)
+		sess, end, err := s.liveSession(r)
 		if err != nil {
 			WriteError(w, err)
 			return
 		}
+		defer end()
 		key := nativeKey{sess.ID, path}
 		if native, known := s.native.Load(key); known && !native.(bool) {
 			s.run(w, r, sess, cmd)
@@ -261,12 +263,45 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Sessi
 
 // commandError maps an extension command's failure to a W3C error: a dead
 // driver is "invalid session id", the rest as Within does, against the
-// server's own deadline.
+// server's own deadline. A failure that names no cause of its own may be
+// the session's: its browser died, its window was closed. Then the driver
+// says so, and its answer is the client's.
 func (s *Server) commandError(ctx context.Context, r *http.Request, sess *session.Session, err error) *Error {
 	if sess.Dead() {
 		return Errorf(InvalidSessionID, "the driver process that held this session has exited")
 	}
-	return deadlineError(ctx, r.Context(), r.URL.Path, s.cfg.CommandTimeout, err)
+	if sess.Ended() {
+		return Errorf(InvalidSessionID, "the session was deleted while %s ran", r.URL.Path)
+	}
+	we := deadlineError(ctx, r.Context(), r.URL.Path, s.cfg.CommandTimeout, err)
+	if we.Code != UnknownError && we.Code != UnsupportedOperation {
+		return we
+	}
+	if why := s.sessionState(r.Context(), sess); why != nil {
+		why.Message += " (" + r.URL.Path + ": " + we.Message + ")"
+		return why
+	}
+	return we
+}
+
+// sessionStateTimeout bounds the question sessionState asks the driver.
+const sessionStateTimeout = 3 * time.Second
+
+// sessionState asks the driver for the session's current window and
+// returns its error when that is "invalid session id" or "no such window";
+// nil otherwise (the session is fine, or the driver does not answer).
+func (s *Server) sessionState(ctx context.Context, sess *session.Session) *Error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sessionStateTimeout)
+	defer cancel()
+	var handle string
+	err := sessionDriver(sess, s.client).Do(ctx, http.MethodGet, "window", nil, &handle)
+	if err == nil {
+		return nil
+	}
+	if we := AsError(err); we.Code == InvalidSessionID || we.Code == NoSuchWindow {
+		return Errorf(we.Code, "%s", we.Message)
+	}
+	return nil
 }
 
 // Within runs f with ctx bounded by timeout (a command's own "timeout"
@@ -304,19 +339,36 @@ func deadlineError(ctx, outer context.Context, what string, timeout time.Duratio
 	return Errorf(UnknownError, "%s: %v", what, err)
 }
 
-// liveSession finds the request's session in the registry.
-func (s *Server) liveSession(r *http.Request) (*session.Session, error) {
-	id := mux.Vars(r)["id"]
+// liveSession finds the request's session in the registry and marks a
+// command under way on it until end is called (a busy session is never
+// idle).
+func (s *Server) liveSession(r *http.Request) (sess *session.Session, end func(), err error) {
+	return s.begin(mux.Vars(r)["id"])
+}
+
+func (s *Server) begin(id string) (*session.Session, func(), error) {
 	sess, ok := s.cfg.Sessions.Get(id)
 	if !ok {
-		return nil, Errorf(InvalidSessionID, "no live session with id %q", id)
+		return nil, nil, s.noSession(id)
 	}
 	if sess.Dead() {
 		s.forget(id)
-		return nil, Errorf(InvalidSessionID, "the driver process that held session %q has exited", id)
+		return nil, nil, Errorf(InvalidSessionID, "the driver process that held session %q has exited", id)
 	}
-	sess.Touch()
-	return sess, nil
+	end, ok := sess.Begin()
+	if !ok {
+		return nil, nil, s.noSession(id)
+	}
+	return sess, end, nil
+}
+
+// noSession is the error for a session wdext does not hold, saying why
+// wdext ended it if it did.
+func (s *Server) noSession(id string) *Error {
+	if why, ok := s.cfg.Sessions.Why(id); ok {
+		return Errorf(InvalidSessionID, "session %q was deleted by wdext: %s", id, why)
+	}
+	return Errorf(InvalidSessionID, "no live session with id %q", id)
 }
 
 // notFound forwards anything else under a session to the driver: its
@@ -334,13 +386,13 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // session (or to the current driver, for sessions wdext has not seen).
 func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
 	id := sessionOf(r.URL.Path)
-	if sess, ok := s.cfg.Sessions.Get(id); ok {
-		if sess.Dead() {
-			s.forget(id)
-			WriteError(w, Errorf(InvalidSessionID, "the driver process that held session %q has exited", id))
+	if _, known := s.cfg.Sessions.Get(id); known {
+		sess, end, err := s.begin(id)
+		if err != nil {
+			WriteError(w, err)
 			return
 		}
-		sess.Touch()
+		defer end()
 		// A driver tells of a session it ended (its last window closed, a
 		// remote's timeout) only by answering "invalid session id": then
 		// wdext forgets it too, and stops what it started for it.
@@ -350,6 +402,10 @@ func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
 			s.cfg.Log.Debug("upstream ended the session", "session", id)
 			s.forget(id)
 		}
+		return
+	}
+	if _, ended := s.cfg.Sessions.Why(id); ended {
+		WriteError(w, s.noSession(id))
 		return
 	}
 	in, err := s.cfg.Upstream.Current(r.Context())
@@ -401,7 +457,12 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 		s.cfg.Defaults.Apply(req)
 		body, _ = json.Marshal(req)
 	}
-	ctx := r.Context()
+	// A client that gives up (its own timeout, a closed connection) does
+	// not stop the driver, which creates the session and its browser
+	// anyway: the request runs to its end, under the server's deadline,
+	// and a session nobody will hear of is deleted at once.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.cfg.CommandTimeout)
+	defer cancel()
 	var in *driver.Instance
 	var timeout time.Duration
 	// bind tells a per-session upstream what became of its driver.
@@ -440,7 +501,7 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 	resp, err := s.client.Do(up)
 	if err != nil {
 		s.cfg.Log.Warn("new session failed upstream", "upstream", in.URL.Redacted(), "err", err)
-		if ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+		if ctx.Err() == context.DeadlineExceeded && timeout > 0 {
 			fail(Errorf(SessionNotCreated, "upstream driver %s did not create a session within %v (the browser probably failed to start); the driver was stopped", in.URL.Redacted(), timeout))
 			return
 		}
@@ -465,6 +526,13 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 		bind("", fmt.Errorf("no session created (HTTP %d)", resp.StatusCode))
 	} else {
 		bind(id, nil)
+	}
+	if id != "" && r.Context().Err() != nil {
+		s.cfg.Log.Info("client left before its new session was created: deleting it", "session", id)
+		if sess, ok := s.cfg.Sessions.Get(id); ok {
+			s.DeleteSession(ctx, sess, "the client left before the session was created")
+		}
+		return
 	}
 	w.Header().Set("Content-Type", ContentType)
 	w.WriteHeader(resp.StatusCode)
@@ -556,8 +624,12 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 }
 
 // DeleteSession ends a session upstream and forgets it (used on shutdown
-// and for --session-timeout).
-func (s *Server) DeleteSession(ctx context.Context, sess *session.Session) {
+// and for --session-timeout); why, if set, is what a client that comes
+// back to it is told.
+func (s *Server) DeleteSession(ctx context.Context, sess *session.Session, why string) {
+	if why != "" {
+		s.cfg.Sessions.Note(sess.ID, why)
+	}
 	defer s.forget(sess.ID)
 	if sess.Dead() {
 		return
@@ -576,7 +648,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 		wg.Add(1)
 		go func() { // owned by Shutdown, which waits
 			defer wg.Done()
-			s.DeleteSession(ctx, sess)
+			s.DeleteSession(ctx, sess, "wdext shut down")
 		}()
 	}
 	wg.Wait()
@@ -587,7 +659,7 @@ func (s *Server) ExpireIdle(ctx context.Context, timeout time.Duration) {
 	interval := min(timeout/4, 10*time.Second)
 	s.cfg.Sessions.ExpireIdle(ctx, timeout, max(interval, 100*time.Millisecond), func(ctx context.Context, sess *session.Session) {
 		s.cfg.Log.Info("session idle, deleting", "session", sess.ID, "timeout", timeout)
-		s.DeleteSession(ctx, sess)
+		s.DeleteSession(ctx, sess, fmt.Sprintf("it was idle for longer than the session timeout (%v)", timeout))
 	})
 }
 

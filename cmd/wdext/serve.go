@@ -20,6 +20,7 @@ import (
 	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/engine/webkitgtk"
 	"github.com/wdext/wdext/forcesample"
+	"github.com/wdext/wdext/internal/procgroup"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
 	"github.com/wdext/wdext/polyfill"
@@ -63,6 +64,11 @@ func (f *serverFlags) build() (*stack, error) {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	// A wdext killed outright (the OOM killer, a CI timeout) leaves its
+	// browsers running: the next one ends them.
+	if procs, dirs := procgroup.Sweep(); procs+dirs > 0 {
+		log.Info("ended what a killed wdext left", "processes", procs, "directories", dirs)
+	}
 	var up driver.Upstream
 	var defaults webdriver.SessionDefaults
 	// extra are the commands an engine adds on top of plain forwarding.

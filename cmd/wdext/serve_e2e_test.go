@@ -78,12 +78,18 @@ var urlInLog = regexp.MustCompile(`msg="wdext serving" url=(http://\S+)`)
 // the log line that announces it.
 func startServe(t *testing.T, args ...string) *served {
 	t.Helper()
+	return startServeEnv(t, nil, args...)
+}
+
+// startServeEnv is startServe with env added to wdext's environment.
+func startServeEnv(t *testing.T, env []string, args ...string) *served {
+	t.Helper()
 	s := &served{
 		mark:   fmt.Sprintf("WDEXT_TEST_MARK=%s-%d-%d", strings.ReplaceAll(t.Name(), "/", "_"), os.Getpid(), time.Now().UnixNano()),
 		exited: make(chan error, 1),
 	}
 	s.cmd = exec.Command(wdextBinary(t), append([]string{"serve", "--port", "0", "--log-level", "debug"}, args...)...)
-	s.cmd.Env = append(os.Environ(), s.mark)
+	s.cmd.Env = append(append(os.Environ(), env...), s.mark)
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pipe, err := s.cmd.StderrPipe()
 	assert.NilError(t, err)

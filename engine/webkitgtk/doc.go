@@ -20,17 +20,12 @@
 // suspended, and never answer (measured); the client's args come after
 // and can turn it on again.
 //
-// Browser and driver are two process groups; deleting the session, a
+// Browser and driver are two process groups (internal/procgroup: a
+// parent-death signal, a marker, reaped orphans); deleting the session, a
 // failed new session and Close kill both (SIGTERM, then SIGKILL after
 // 2 s), and either one dying takes the other along, so that the session
 // answers "invalid session id". MiniBrowser's web and network processes
-// are in its group. wdext becomes a child subreaper (PR_SET_CHILD_SUBREAPER)
-// when it first starts one of these processes and reaps the orphans of
-// each group it kills, so no zombies are left either (PID 1 of a container
-// may reap them late or never). Being a subreaper is process-wide: in a
-// process that also runs Chromium, the Chromium processes that leave their
-// group (crashpad) are reparented to it too and are reaped only when it
-// exits.
+// are in its group.
 //
 // With Inject set (wdext serve --engine webkitgtk sets it to the Profiler
 // polyfill), the script runs first in every frame, two ways:

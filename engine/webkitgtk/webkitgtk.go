@@ -12,15 +12,14 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/internal/procgroup"
 	"github.com/wdext/wdext/webdriver"
 )
 
@@ -98,8 +97,9 @@ type Upstream struct {
 
 // proc is one process group wdext started.
 type proc struct {
-	cmd  *exec.Cmd
-	done chan struct{}
+	group *procgroup.Group
+	// done is closed when all of the group is gone.
+	done <-chan struct{}
 	log  *tail
 	url  *url.URL
 	// browser is the browser group a driver is attached to, killed with
@@ -109,8 +109,6 @@ type proc struct {
 	client io.Closer
 	killed sync.Once
 }
-
-var subreaper sync.Once
 
 // Managed is true: wdext owns the drivers and browsers.
 func (u *Upstream) Managed() bool { return true }
@@ -384,11 +382,10 @@ func (u *Upstream) ensureDisplay(ctx context.Context) (string, error) {
 	}
 }
 
-// startProc starts cmd in its own process group, its output kept.
+// startProc starts cmd in a process group of its own (see
+// internal/procgroup), its output kept.
 func (u *Upstream) startProc(cmd *exec.Cmd) (*proc, error) {
-	subreaper.Do(becomeSubreaper)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &proc{cmd: cmd, done: make(chan struct{}), log: &tail{max: 4096}}
+	p := &proc{log: &tail{max: 4096}}
 	if u.Stderr != nil {
 		cmd.Stdout = multi{p.log, u.Stderr}
 	} else {
@@ -398,13 +395,11 @@ func (u *Upstream) startProc(cmd *exec.Cmd) (*proc, error) {
 	// The browser inherits the output pipe: without a bound, Wait would
 	// wait for the whole group, not for the driver.
 	cmd.WaitDelay = 200 * time.Millisecond
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", filepath.Base(cmd.Path), err)
+	g, err := procgroup.Start(cmd)
+	if err != nil {
+		return nil, err
 	}
-	go func() { // owned by the process: ends when it exits
-		cmd.Wait()
-		close(p.done)
-	}()
+	p.group, p.done = g, g.Done()
 	return p, nil
 }
 
@@ -427,31 +422,19 @@ func (p *proc) waitReady(ctx context.Context, timeout time.Duration) error {
 }
 
 // kill ends the process group (driver, MiniBrowser, its web and network
-// processes), waits for the leader and reaps the others, which were
-// reparented to wdext (a child subreaper) when the leader died.
+// processes; see internal/procgroup) and what depends on it: the
+// inspector client, the browser a driver is attached to.
 func (p *proc) kill() {
-	p.killed.Do(p.killGroup)
+	p.killed.Do(func() {
+		p.group.Kill()
+		if p.client != nil {
+			p.client.Close()
+		}
+		if p.browser != nil {
+			p.browser.kill()
+		}
+	})
 	<-p.done
-}
-
-// killGroup is kill's one run: the group id may name someone else's
-// processes once the group is gone, so it is signalled once.
-func (p *proc) killGroup() {
-	pg := p.cmd.Process.Pid
-	syscall.Kill(-pg, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(2 * time.Second):
-	}
-	syscall.Kill(-pg, syscall.SIGKILL)
-	<-p.done
-	reapGroup(pg)
-	if p.client != nil {
-		p.client.Close()
-	}
-	if p.browser != nil {
-		p.browser.kill()
-	}
 }
 
 // orDefault is d, or def when d is not set.

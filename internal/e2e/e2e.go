@@ -20,6 +20,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/internal/procgroup"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
 )
@@ -175,23 +176,9 @@ func Testdata(elem ...string) string {
 // BrowserProcesses counts chromium and chromedriver processes on the
 // machine (for the no-orphans checks).
 func BrowserProcesses() int {
-	entries, _ := os.ReadDir("/proc")
 	n := 0
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if err != nil {
-			continue
-		}
-		switch name := strings.TrimSpace(string(comm)); {
-		case name == "chromedriver", strings.HasPrefix(name, "chrom"):
-			// Zombies are reaped by their parent soon; count only live ones.
-			stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-			if fields := strings.Fields(string(stat)); len(fields) > 2 && fields[2] == "Z" {
-				continue
-			}
+	for _, p := range procgroup.Scan() {
+		if !p.Exited() && (p.Comm == "chromedriver" || strings.HasPrefix(p.Comm, "chrom")) {
 			n++
 		}
 	}
