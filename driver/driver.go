@@ -192,7 +192,9 @@ func (c *Chromedriver) start(ctx context.Context) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	done := g.Done()
+	// Sessions end with the driver's exit, not once its browsers are
+	// reaped too.
+	done := g.Exited()
 	p := &process{group: g}
 	p.URL = &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}
 	p.Done = done

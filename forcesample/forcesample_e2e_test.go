@@ -1,6 +1,7 @@
 package forcesample_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -177,4 +178,21 @@ func TestForceSampleDeadDriver(t *testing.T) {
 	we, ok := err.(*webdriver.Error)
 	assert.Assert(t, ok, "%T %v", err, err)
 	assert.Equal(t, we.Code, webdriver.InvalidSessionID)
+}
+
+// A client that gives up on a force (or a force that times out) leaves
+// the browser's tracing off: the next force works.
+func TestForceSampleAbortedLeavesTracingOff(t *testing.T) {
+	env := e2e.Start(t, forcesample.Register)
+	wd := e2e.Session(t, env.URL, nil)
+	assert.NilError(t, wd.Get("about:blank"))
+	c, err := wdclient.For(wd)
+	assert.NilError(t, err)
+	for _, after := range []time.Duration{time.Millisecond, 4 * time.Millisecond, 10 * time.Millisecond, 30 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		c.ForceSample(ctx, wd.SessionID())
+		cancel()
+		// The next force waits for the aborted one's tracing to end.
+		assert.NilError(t, wdclient.ForceSample(wd), "after a force aborted at %v", after)
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/wire"
 )
 
 // Config is what a Server is built from.
@@ -300,6 +301,12 @@ func (s *Server) sessionState(ctx context.Context, sess *session.Session) *Error
 	}
 	if we := AsError(err); we.Code == InvalidSessionID || we.Code == NoSuchWindow {
 		return Errorf(we.Code, "%s", we.Message)
+	}
+	// A driver that does not answer may be one that is exiting: its
+	// process is reaped a moment after its connections drop.
+	var te *wire.TransportError
+	if errors.As(err, &te) && waitClosed(sess.Gone, driverExitGrace) {
+		return Errorf(InvalidSessionID, "the driver process that held this session has exited")
 	}
 	return nil
 }

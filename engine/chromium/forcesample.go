@@ -53,6 +53,12 @@ func arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 		},
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled while the browser may be starting to trace all
+			// the same: end it, or every later force finds tracing on.
+			go endTracing(b, complete, stop, unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+			return nil, err
+		}
 		stop()
 		unlock()
 		return nil, tracingRefused("forcesample", err)
@@ -62,8 +68,9 @@ func arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 		err := errors.New("already disarmed")
 		once.Do(func() {
 			if _, err = cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
-				stop()
-				unlock()
+				// Tracing may still be on (the end timed out): the lock
+				// is held until it is off.
+				go endTracing(b, complete, stop, unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
 				return
 			}
 			select {
@@ -93,6 +100,24 @@ func arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 // flushTimeout bounds how long a late trace flush keeps the next force
 // waiting.
 const flushTimeout = 30 * time.Second
+
+// endTracing ends a tracing session whose start or end was cut short, and
+// releases the browser's tracing once it is off (complete is the
+// subscription to tracingComplete, stopped by stop).
+func endTracing[E any](b *cdp.Browser, complete <-chan E, stop, unlock func()) {
+	defer unlock()
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	if _, err := cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
+		return // not started after all, or the browser is gone
+	}
+	select {
+	case <-complete:
+	case <-b.Done():
+	case <-ctx.Done():
+	}
+}
 
 // ForceSample forces a sample in every isolate of the browser.
 func (e *Engine) ForceSample(ctx context.Context) error {

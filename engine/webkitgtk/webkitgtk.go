@@ -98,7 +98,7 @@ type Upstream struct {
 // proc is one process group wdext started.
 type proc struct {
 	group *procgroup.Group
-	// done is closed when all of the group is gone.
+	// done is closed when the leader has exited (kill waits for the rest).
 	done <-chan struct{}
 	log  *tail
 	url  *url.URL
@@ -399,7 +399,7 @@ func (u *Upstream) startProc(cmd *exec.Cmd) (*proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.group, p.done = g, g.Done()
+	p.group, p.done = g, g.Exited()
 	return p, nil
 }
 

@@ -33,7 +33,9 @@ type Group struct {
 	cmd  *exec.Cmd
 	mark string // MarkerEnv's value for this group
 	dir  string // the group's TMPDIR
-	done chan struct{}
+	// exited is closed when the leader has exited, done once the rest of
+	// the group is gone too.
+	exited, done chan struct{}
 
 	// mu orders signals to the group against the leader's reaping: once
 	// reaped, its pid (the group id) may be given to someone else.
@@ -62,7 +64,7 @@ func Start(cmd *exec.Cmd) (*Group, error) {
 	// wdext rather than to PID 1, which in a container may never reap
 	// them; end reaps them.
 	subreaper.Do(becomeSubreaper)
-	g := &Group{cmd: cmd, done: make(chan struct{})}
+	g := &Group{cmd: cmd, exited: make(chan struct{}), done: make(chan struct{})}
 	n := groups.Add(1)
 	g.mark = fmt.Sprintf("%s/%d", self(), n)
 	// Short: Chromium's sockets live beneath it, and a socket's path has
@@ -107,6 +109,10 @@ func (g *Group) Marker() string { return g.mark }
 // Dir is the group's TMPDIR, removed when the group ends.
 func (g *Group) Dir() string { return g.dir }
 
+// Exited is closed as soon as the leader has exited: what it served (a
+// driver's sessions) is gone, while the rest of the group is being ended.
+func (g *Group) Exited() <-chan struct{} { return g.exited }
+
 // Done is closed when the leader has exited and the rest of the group is
 // gone too.
 func (g *Group) Done() <-chan struct{} { return g.done }
@@ -147,6 +153,7 @@ func (g *Group) watch() {
 			break
 		}
 	}
+	close(g.exited)
 	g.mu.Lock()
 	syscall.Kill(-pid, syscall.SIGKILL)
 	g.reaped = true
