@@ -5,7 +5,10 @@
 //
 // An upstream that implements the command itself keeps answering it
 // (webdriver.Server.HandleFallback); elsewhere the session's engine takes
-// the samples (engine.Sampler), within 10 s. How, and the limits measured
+// the samples (engine.Sampler), within 10 s; on Chromium a page that
+// cannot take them (its main thread busy, a user prompt open, its renderer crashed)
+// fails the command within seconds with that state's W3C error. How, and
+// the limits measured
 // on each browser: packages engine/chromium (Chromium serves one forced
 // sample per isolate, to its most recently started profiler) and
 // engine/webkitgtk (every profiler of the Profiler polyfill, one sample

@@ -30,7 +30,10 @@
 //
 // Both are bounded by "timeout" (ms, default 10 s); running out is the W3C
 // "timeout" error, whose message names what was still pending (typically a
-// worker whose thread is busy and cannot run the collection).
+// worker whose thread is busy and cannot run the collection). On Chromium
+// a page that does not answer at all fails sooner, with its state: "timeout" for a
+// main thread busy in a script, "unexpected alert open" for a user prompt,
+// chromedriver's "tab crashed" (see engine/chromium, "Page state").
 //
 // The normative reference is the newer WICG draft ("measureUserAgentSpecificMemory",
 // the "types" member, the empty breakdown entry, the address-space rule);

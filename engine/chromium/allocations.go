@@ -9,6 +9,8 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/wire"
 )
@@ -47,20 +49,23 @@ func samplingInterval(p float64) float64 {
 // allocSampler is V8's sampling heap profiler in one page: the allocation
 // log's source.
 type allocSampler struct {
+	e        *Engine
 	ts       *targetSession
-	interval float64 // of the running sampler; 0 when none runs
+	page     *target.Info // as it was when sampling started
+	interval float64      // of the running sampler; 0 when none runs
 }
 
 // SampleAllocations starts V8's sampling heap profiler in the current
 // window's page.
-func (e *Engine) SampleAllocations(ctx context.Context, interval float64) (engine.AllocationSampling, error) {
-	ts, err := e.attachCurrentPage(ctx)
+func (e *Engine) SampleAllocations(ctx context.Context, interval float64) (_ engine.AllocationSampling, err error) {
+	defer func() { err = e.ended(ctx, err) }()
+	ts, page, err := e.attachCurrentPage(ctx)
 	if err != nil {
 		return nil, err
 	}
-	a := &allocSampler{ts: ts}
+	a := &allocSampler{e: e, ts: ts, page: page}
 	if err := a.start(ctx, interval); err != nil {
-		e.forget(ts)
+		e.forgetUnless(ts, err)
 		return nil, engine.Failed("starting V8's sampling heap profiler", err)
 	}
 	return a, nil
@@ -70,17 +75,26 @@ func (a *allocSampler) Interval() float64 { return a.interval }
 
 var yes = true
 
+// onPage runs call on the sampler's page once the page has shown it
+// answers (see Engine.onPage).
+func (a *allocSampler) onPage(ctx context.Context, call func(context.Context) error) error {
+	return a.e.onPage(ctx, a.ts.b, a.ts.s, a.page, call)
+}
+
 func (a *allocSampler) start(ctx context.Context, interval float64) error {
 	if interval <= 0 {
 		a.interval = 0
 		return nil // probability 0: nothing to sample
 	}
-	_, err := cdproto.Call(ctx, a.ts.s, heapprofiler.StartSampling, heapprofiler.StartSamplingParams{
-		SamplingInterval: interval,
-		// Without these V8 forgets samples of objects that died, and the
-		// log is of allocations, not of survivors.
-		IncludeObjectsCollectedByMajorGC: &yes,
-		IncludeObjectsCollectedByMinorGC: &yes,
+	err := a.onPage(ctx, func(ctx context.Context) error {
+		_, err := cdproto.Call(ctx, a.ts.s, heapprofiler.StartSampling, heapprofiler.StartSamplingParams{
+			SamplingInterval: interval,
+			// Without these V8 forgets samples of objects that died, and
+			// the log is of allocations, not of survivors.
+			IncludeObjectsCollectedByMajorGC: &yes,
+			IncludeObjectsCollectedByMinorGC: &yes,
+		})
+		return err
 	})
 	if err != nil {
 		return err
@@ -90,11 +104,15 @@ func (a *allocSampler) start(ctx context.Context, interval float64) error {
 }
 
 // Stop stops the sampler.
-func (a *allocSampler) Stop(ctx context.Context) error {
+func (a *allocSampler) Stop(ctx context.Context) (err error) {
+	defer func() { err = a.e.ended(ctx, err) }()
 	if a.interval <= 0 {
 		return nil
 	}
-	_, err := cdproto.Call(ctx, a.ts.s, heapprofiler.StopSampling, cdproto.Empty{})
+	err = a.onPage(ctx, func(ctx context.Context) error {
+		_, err := cdproto.Call(ctx, a.ts.s, heapprofiler.StopSampling, cdproto.Empty{})
+		return err
+	})
 	a.interval = 0
 	if err != nil {
 		return engine.Failed("stopping V8's sampling heap profiler", err)
@@ -106,7 +124,8 @@ func (a *allocSampler) Stop(ctx context.Context) error {
 // hands samples out only by stopping (getSamplingProfile returns every
 // sample since the start, every time), so allocations between the stop
 // and the start, one CDP round trip, are not logged.
-func (a *allocSampler) Take(ctx context.Context, interval float64) ([]wire.AllocationEntry, error) {
+func (a *allocSampler) Take(ctx context.Context, interval float64) (_ []wire.AllocationEntry, err error) {
+	defer func() { err = a.e.ended(ctx, err) }()
 	if a.interval <= 0 {
 		if err := a.start(ctx, interval); err != nil {
 			return nil, engine.Failed("starting V8's sampling heap profiler", err)
@@ -114,7 +133,11 @@ func (a *allocSampler) Take(ctx context.Context, interval float64) ([]wire.Alloc
 		return nil, nil
 	}
 	old := a.interval
-	res, err := cdproto.Call(ctx, a.ts.s, heapprofiler.StopSampling, cdproto.Empty{})
+	var res heapprofiler.StopSamplingResult
+	err = a.onPage(ctx, func(ctx context.Context) (err error) {
+		res, err = cdproto.Call(ctx, a.ts.s, heapprofiler.StopSampling, cdproto.Empty{})
+		return err
+	})
 	a.interval = 0
 	if err != nil {
 		return nil, engine.Failed("stopping V8's sampling heap profiler", err)

@@ -6,6 +6,17 @@
 // engine through it, with the client in package cdp beneath. Defaults are
 // what a managed chromedriver's sessions need on this machine.
 //
+// An endpoint that does not answer is judged with the driver's help (GET
+// /session/{id}/window): the driver's error, when it has one, is the
+// answer (chromedriver's "invalid session id" once the browser exited,
+// "no such window"); else an endpoint that answered before is a plain
+// failure ("no longer answers (did the browser exit?)"), and one never
+// reached (a grid node's loopback address) is "unsupported operation".
+// A connection that breaks under a command is judged the same way, the
+// driver being given up to 2 s to notice. A command under way when the
+// session ends (Delete Session closes the engine and its connection) is
+// "invalid session id".
+//
 // The browser runs one tracing session at a time; its one owner on a
 // connection is cdp.Browser.LockTracing: forcesample takes it for a few
 // milliseconds per call, the GC log for as long as it collects (and a
@@ -22,6 +33,16 @@
 // CDP in one target per isolate: top documents, out-of-process iframes,
 // other windows), and disarms it again, so the page's own timers never
 // sample because of wdext between calls.
+//
+// The isolates are found first (Runtime.getIsolateId in every page and
+// frame, under the page-state check), then tracing is armed: a target
+// that does not answer would hold Tracing.start too, so it fails the
+// force within about 3 s with its state ("timeout" for a busy one,
+// "unexpected alert open"). Crashed targets have no profilers left and
+// are skipped, but for the session's current window, whose crash is the
+// answer ("tab crashed"). A Tracing.start still unanswered after 2 s (it
+// takes milliseconds) has the targets checked again, for one that
+// stopped answering since.
 //
 // Two limits of Chromium 156, measured (see the tests):
 //   - Of several started Profilers in one isolate (one document, or
@@ -50,15 +71,70 @@
 //
 // Every command but the GC log works on the page of the session's current
 // window. Extension commands don't see the client's window switches, so
-// each command asks the upstream driver (GET /session/{id}/window) and
-// takes the page target whose CDP target id is that handle (chromedriver's
-// handles are target ids). With a driver whose handles are not, a browser
-// with one page is still unambiguous; with several the command is
-// "unsupported operation". A page target is its renderer's main V8
-// isolate: same-site frames, and other same-site windows sharing the
-// process, are in the same heap. wdext talks to the target over its own
-// flat CDP session (not the one other extensions share), because heap
-// snapshots arrive as events of the session that asked for them.
+// each command asks the upstream driver (GET /session/{id}/window, bounded
+// to 5 s: chromedriver runs one command of a session at a time, and one
+// waiting for a busy page holds it; then "timeout") and takes the page
+// target whose CDP target id is that handle (chromedriver's handles are
+// target ids). The driver's own error ("no such window") is passed on. A
+// handle of that form that no page target has, or a browser with no page,
+// is "no such window" (the window was closed). With a driver whose handles
+// are not target ids, a browser with one page is still unambiguous; with
+// several the command is "unsupported operation". A page target is its
+// renderer's main V8 isolate: same-site frames, and other same-site
+// windows sharing the process, are in the same heap. wdext talks to the
+// target over its own flat CDP session (not the one other extensions
+// share), because heap snapshots arrive as events of the session that
+// asked for them.
+//
+// # Page state
+//
+// Measured on Chromium 156: while a page's main thread runs a script (a
+// for(;;) loop started by a timer), waits in alert()/confirm(), or its
+// renderer has crashed (chrome://crash, a killed renderer), every command
+// its renderer answers waits without end: Runtime.evaluate,
+// Runtime.getIsolateId, HeapProfiler.takeHeapSnapshot, startSampling,
+// startTrackingHeapObjects, Page.enable, even Debugger.pause; so does a
+// browser-wide Tracing.start (forcesample, the GC log). The browser's own
+// commands answer: Target.*, SystemInfo.getProcessInfo, Inspector.enable.
+// Unchecked, a census, the allocation log and live objects waited for the
+// server's 2-minute deadline, measure and gc for their 10 s, forcesample
+// for 10 s on Tracing.start. chromedriver answers GET /window at once in
+// every state, GET /alert/text at once with a prompt open but only once a
+// busy page is free again, and "tab crashed" (HTTP 500) to commands on a
+// crashed tab.
+//
+// So every command first checks that the targets it uses answer, and each
+// long call runs under a watch (pagestate.go):
+//
+//   - A quick call that a free main thread answers at once (Runtime.evaluate
+//     "1" before a heap snapshot or a profiler start or stop;
+//     Runtime.getIsolateId where a command names the isolates) gets 2 s.
+//     Meanwhile Inspector.enable is sent, which the browser answers itself,
+//     preceded by Inspector.targetCrashed when the renderer is gone: a
+//     crash is known at once, every time.
+//   - A target that does not answer is then looked at: a renderer process
+//     of the browser that uses at least 40 % of a CPU over 1 s means a
+//     script is running ("timeout": "the page …: its main thread is busy:
+//     a script has been running for more than 3 s"); the renderer of a
+//     page in a loop keeps a whole CPU, an idle or blocked one next to
+//     nothing. Only a page that runs no script is asked about of the
+//     driver: with a user prompt open in the current window, GET
+//     /alert/text gives its text ("unexpected alert open", naming it);
+//     else "timeout" ("… runs no script: its main thread is blocked").
+//     The renderer of a target is not known, so a busy renderer of
+//     another tab makes a blocked page read as busy.
+//   - A crashed page is "tab crashed", chromedriver's code for it (not a
+//     W3C one); a crashed or vanished frame or worker is an error of its
+//     own entry (census "all") or is left out (measure, gc, forcesample).
+//   - While a long call runs (a census of a big heap legitimately takes
+//     tens of seconds, and keeps the command's deadline),
+//     Inspector.targetCrashed or Inspector.detached for its session ends
+//     it at once: "tab crashed", or "no such window" for a page that was
+//     closed.
+//
+// A busy, blocked or crashed target keeps wdext's session to it (it may
+// recover, or reload); after other failures the session is dropped and
+// the next command attaches anew.
 //
 // # Census
 //

@@ -120,38 +120,32 @@ func endTracing[E any](b *cdp.Browser, complete <-chan E, stop, unlock func()) {
 }
 
 // ForceSample forces a sample in every isolate of the browser.
-func (e *Engine) ForceSample(ctx context.Context) error {
+func (e *Engine) ForceSample(ctx context.Context) (err error) {
+	defer func() { err = e.ended(ctx, err) }()
 	b, err := e.browser(ctx)
 	if err != nil {
 		return err
 	}
-	return forceSample(ctx, b)
+	return e.forceSample(ctx, b)
 }
 
-func forceSample(ctx context.Context, b *cdp.Browser) error {
-	// Arming and finding the isolates are independent: overlap them.
-	var (
-		isolates []isolate
-		findErr  error
-		found    = make(chan struct{})
-	)
-	go func() { // owned here: waited for below
-		defer close(found)
-		var targets []*target.Info
-		if targets, findErr = b.Targets(ctx, "page", "iframe"); findErr == nil {
-			// One trigger per isolate: a second one in the same isolate
-			// (a same-process window, say) would sample its profilers twice.
-			isolates, findErr = isolateSessions(ctx, b, targets)
-		}
-	}()
-	disarm, err := arm(ctx, b)
-	<-found
+// forceSample finds the isolates first, then arms: a target that does
+// not answer (busy, in a dialog) would also hold the browser's
+// Tracing.start, so it is found, and named, before tracing is asked for.
+func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
+	targets, err := b.Targets(ctx, "page", "iframe")
 	if err != nil {
 		return err
 	}
-	if findErr != nil {
-		disarm(context.WithoutCancel(ctx))
-		return findErr
+	// One trigger per isolate: a second one in the same isolate (a
+	// same-process window, say) would sample its profilers twice.
+	isolates, err := e.isolateSessions(ctx, b, targets)
+	if err != nil {
+		return err
+	}
+	disarm, err := e.armChecked(ctx, b, targets)
+	if err != nil {
+		return err
 	}
 	errs := make([]error, len(isolates))
 	var wg sync.WaitGroup
@@ -159,9 +153,17 @@ func forceSample(ctx context.Context, b *cdp.Browser) error {
 		wg.Add(1)
 		go func() { // owned here: waited for below
 			defer wg.Done()
-			errs[i] = evaluate(ctx, is.session, trigger)
-			if errs[i] != nil {
-				b.Forget(is.target)
+			w := e.watch(ctx, b, is.session, is.info)
+			defer w.stop()
+			err := w.quick(func(ctx context.Context) error { return evaluate(ctx, is.session, trigger) })
+			switch k := stateOf(err); {
+			case k == stateCrashed || k == stateGone:
+				// Gone since it was found: no profilers left to sample.
+			case err != nil:
+				errs[i] = err
+				if !keepSession(err) {
+					b.Forget(is.target)
+				}
 			}
 		}()
 	}
@@ -176,13 +178,57 @@ func forceSample(ctx context.Context, b *cdp.Browser) error {
 	return errors.Join(errs...)
 }
 
+// armChecked arms, and when Tracing.start is late (probeTimeout: it
+// takes milliseconds), checks the targets again: one that stopped
+// answering since they were found holds it, and its state is the answer.
+func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*target.Info) (func(context.Context) error, error) {
+	type armed struct {
+		disarm func(context.Context) error
+		err    error
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan armed, 1)
+	go func() { // owned here: waited for on every path below
+		d, err := arm(actx, b)
+		done <- armed{d, err}
+	}()
+	late := time.NewTimer(probeTimeout)
+	defer late.Stop()
+	select {
+	case r := <-done:
+		return r.disarm, r.err
+	case <-late.C:
+	}
+	if _, err := e.isolateSessions(ctx, b, targets); err != nil && stateOf(err) != 0 {
+		cancel()
+		if r := <-done; r.err == nil {
+			dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer dcancel()
+			r.disarm(dctx)
+		}
+		return nil, err
+	}
+	r := <-done
+	if r.err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("the browser did not start tracing (every page and frame answered, but a renderer starting or going away may hold it): %w", r.err)
+	}
+	return r.disarm, r.err
+}
+
 type isolate struct {
 	target  target.ID
+	info    *target.Info
 	session *cdp.Session
 }
 
 // isolateSessions attaches to the targets and keeps one per V8 isolate.
-func isolateSessions(ctx context.Context, b *cdp.Browser, targets []*target.Info) ([]isolate, error) {
+// Each must answer within probeTimeout: one that does not fails the force
+// with its state (busy, a user prompt, …). Targets that went away, and
+// crashed ones, have no profilers left and are left out, but for the page
+// of the session's current window: its crash is the answer ("tab
+// crashed"), as chromedriver's to any command there.
+func (e *Engine) isolateSessions(ctx context.Context, b *cdp.Browser, targets []*target.Info) ([]isolate, error) {
 	type found struct {
 		isolate
 		id  string
@@ -199,29 +245,51 @@ func isolateSessions(ctx context.Context, b *cdp.Browser, targets []*target.Info
 				res[i].err = err
 				return
 			}
-			id, err := cdproto.Call(ctx, s, runtime.GetIsolateID, cdproto.Empty{})
+			w := e.watch(ctx, b, s, t)
+			defer w.stop()
+			var id string
+			err = w.quick(func(ctx context.Context) error {
+				res, err := cdproto.Call(ctx, s, runtime.GetIsolateID, cdproto.Empty{})
+				id = res.ID
+				return err
+			})
 			if err != nil {
-				b.Forget(t.TargetID)
+				if !keepSession(err) {
+					b.Forget(t.TargetID)
+				}
 				res[i].err = err
 				return
 			}
-			res[i] = found{isolate: isolate{t.TargetID, s}, id: id.ID}
+			res[i] = found{isolate: isolate{t.TargetID, t, s}, id: id}
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	seen := make(map[string]bool)
 	var out []isolate
-	for _, f := range res {
-		// A target that went away between listing and attaching has no
-		// profilers left to sample.
-		if f.err != nil || seen[f.id] {
-			if f.err != nil && ctx.Err() != nil {
-				return nil, ctx.Err()
+	crashed := map[string]error{} // pages, by target id
+	for i, f := range res {
+		switch k := stateOf(f.err); {
+		case f.err == nil:
+			if !seen[f.id] {
+				seen[f.id] = true
+				out = append(out, f.isolate)
 			}
-			continue
+		case k == stateCrashed:
+			if targets[i].Type == "page" {
+				crashed[string(targets[i].TargetID)] = f.err
+			}
+		case k != 0 && k != stateGone:
+			return nil, f.err
 		}
-		seen[f.id] = true
-		out = append(out, f.isolate)
+		// Else the target went away between listing and attaching.
+	}
+	if len(crashed) > 0 {
+		if handle, err := e.currentWindow(ctx); err == nil && crashed[handle] != nil {
+			return nil, crashed[handle]
+		}
 	}
 	return out, nil
 }

@@ -21,7 +21,8 @@ import (
 // the page's, its out-of-process iframes' and its dedicated workers'. The
 // isolates are collected concurrently; on timeout the error names those
 // whose collection had not finished.
-func (e *Engine) CollectGarbage(ctx context.Context) (*wire.GCResult, error) {
+func (e *Engine) CollectGarbage(ctx context.Context) (_ *wire.GCResult, err error) {
+	defer func() { err = e.ended(ctx, err) }()
 	b, err := e.browser(ctx)
 	if err != nil {
 		return nil, err
@@ -30,11 +31,11 @@ func (e *Engine) CollectGarbage(ctx context.Context) (*wire.GCResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return collectGarbage(ctx, b, handle)
+	return e.collectGarbage(ctx, b, handle)
 }
 
-func collectGarbage(ctx context.Context, b *cdp.Browser, handle string) (*wire.GCResult, error) {
-	sc, err := collect(ctx, b, handle)
+func (e *Engine) collectGarbage(ctx context.Context, b *cdp.Browser, handle string) (*wire.GCResult, error) {
+	sc, err := e.collect(ctx, b, handle, true)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,8 @@ func (g *gcLog) reply() wire.GCLog {
 
 // CollectGCs starts or stops the GC log: browser-wide tracing of V8's GC
 // categories, which it holds (forcesample cannot arm meanwhile).
-func (e *Engine) CollectGCs(ctx context.Context, collect bool) (bool, error) {
+func (e *Engine) CollectGCs(ctx context.Context, collect bool) (_ bool, err error) {
+	defer func() { err = e.ended(ctx, err) }()
 	g := &e.gc
 	if err := g.turn.Take(ctx); err != nil {
 		return false, err
@@ -74,7 +75,8 @@ func (e *Engine) CollectGCs(ctx context.Context, collect bool) (bool, error) {
 }
 
 // GCs returns the collections logged since the last call.
-func (e *Engine) GCs(ctx context.Context) (wire.GCLog, error) {
+func (e *Engine) GCs(ctx context.Context) (_ wire.GCLog, err error) {
+	defer func() { err = e.ended(ctx, err) }()
 	g := &e.gc
 	if err := g.turn.Take(ctx); err != nil {
 		return wire.GCLog{}, err

@@ -10,12 +10,14 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/chromium/cdp"
 	"github.com/wdext/wdext/memory/census"
+	"github.com/wdext/wdext/memory/heapsnapshot"
 )
 
 // Heaps lists the V8 isolates of the current window: the page's, then
 // (all) those of its out-of-process frames and workers, one per isolate
 // (targets in one process share an isolate, hence a heap).
-func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
+func (e *Engine) Heaps(ctx context.Context, all bool) (_ []engine.Heap, err error) {
+	defer func() { err = e.ended(ctx, err) }()
 	b, err := e.browser(ctx)
 	if err != nil {
 		return nil, err
@@ -30,7 +32,7 @@ func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 	var out []engine.Heap
 	seen := map[string]bool{}
 	for _, t := range append([]*target.Info{page}, below...) {
-		iso, err := e.isolate(ctx, b, t.TargetID)
+		iso, err := e.isolate(ctx, b, t)
 		if err != nil {
 			if t == page || ctx.Err() != nil {
 				return nil, err
@@ -47,31 +49,45 @@ func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 	return out, nil
 }
 
-// isolate names the target's V8 isolate.
-func (e *Engine) isolate(ctx context.Context, b *cdp.Browser, id target.ID) (string, error) {
-	ts, err := e.attach(ctx, b, id)
+// isolate names the target's V8 isolate; a target that does not answer
+// is a page-state error (see watch.quick).
+func (e *Engine) isolate(ctx context.Context, b *cdp.Browser, t *target.Info) (string, error) {
+	ts, err := e.attach(ctx, b, t.TargetID)
 	if err != nil {
 		return "", engine.Failed("attaching to the target", err)
 	}
-	iso, err := cdproto.Call(ctx, ts.s, runtime.GetIsolateID, cdproto.Empty{})
+	w := e.watch(ctx, b, ts.s, t)
+	defer w.stop()
+	var iso string
+	err = w.quick(func(ctx context.Context) error {
+		res, err := cdproto.Call(ctx, ts.s, runtime.GetIsolateID, cdproto.Empty{})
+		iso = res.ID
+		return err
+	})
 	if err != nil {
-		e.forget(ts)
+		e.forgetUnless(ts, err)
 		return "", engine.Failed("identifying the target's isolate", err)
 	}
-	return iso.ID, nil
+	return iso, nil
 }
 
 // heap is the target's isolate as an engine.Heap: a snapshot of it, read
-// as it streams in.
+// as it streams in, once the target has shown that it answers; a crash or
+// the target's end stops the snapshot at once.
 func (e *Engine) heap(b *cdp.Browser, t *target.Info) engine.Heap {
-	return engine.Heap{Type: t.Type, URL: t.URL, ID: string(t.TargetID), Snapshot: func(ctx context.Context) (census.Heap, error) {
+	return engine.Heap{Type: t.Type, URL: t.URL, ID: string(t.TargetID), Snapshot: func(ctx context.Context) (_ census.Heap, err error) {
+		defer func() { err = e.ended(ctx, err) }()
 		ts, err := e.attach(ctx, b, t.TargetID)
 		if err != nil {
 			return nil, engine.Failed("attaching to the target", err)
 		}
-		snap, err := takeSnapshot(ctx, ts)
+		var snap *heapsnapshot.Snapshot
+		err = e.onPage(ctx, b, ts.s, t, func(ctx context.Context) (err error) {
+			snap, err = takeSnapshot(ctx, ts)
+			return err
+		})
 		if err != nil {
-			e.forget(ts)
+			e.forgetUnless(ts, err)
 			return nil, engine.Failed("taking a heap snapshot", err)
 		}
 		return census.V8(snap), nil

@@ -5,6 +5,8 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/memory/heapsnapshot"
 	"github.com/wdext/wdext/wire"
@@ -13,40 +15,51 @@ import (
 // liveTracking is V8's allocation tracker in one page, between
 // live-objects/start and stop.
 type liveTracking struct {
-	e  *Engine
-	ts *targetSession
+	e    *Engine
+	ts   *targetSession
+	page *target.Info // as it was when tracking started
 }
 
 // StartLiveObjects starts a fresh allocation tracker in the current
 // window's page: V8 records the stack of every allocation from now on,
 // and nothing before.
-func (e *Engine) StartLiveObjects(ctx context.Context) (engine.LiveObjectTracking, error) {
-	ts, err := e.attachCurrentPage(ctx)
+func (e *Engine) StartLiveObjects(ctx context.Context) (_ engine.LiveObjectTracking, err error) {
+	defer func() { err = e.ended(ctx, err) }()
+	ts, page, err := e.attachCurrentPage(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: &yes}); err != nil {
-		e.forget(ts)
+	err = e.onPage(ctx, ts.b, ts.s, page, func(ctx context.Context) error {
+		_, err := cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: &yes})
+		return err
+	})
+	if err != nil {
+		e.forgetUnless(ts, err)
 		return nil, engine.Failed("starting V8's allocation tracker", err)
 	}
-	return &liveTracking{e: e, ts: ts}, nil
+	return &liveTracking{e: e, ts: ts, page: page}, nil
 }
 
 // Stop takes a heap snapshot (stopTrackingHeapObjects does, after a GC,
 // so only live objects, while the tracker still runs), stops the tracker
 // and groups the objects it saw allocated.
-func (l *liveTracking) Stop(ctx context.Context) (wire.LiveObjects, error) {
+func (l *liveTracking) Stop(ctx context.Context) (_ wire.LiveObjects, err error) {
+	defer func() { err = l.e.ended(ctx, err) }()
 	ts := l.ts
-	snap, err := streamSnapshot(ctx, ts, func(ctx context.Context) error {
-		_, err := cdproto.Call(ctx, ts.s, heapprofiler.StopTrackingHeapObjects, heapprofiler.StopTrackingHeapObjectsParams{
-			ReportProgress:      &no,
-			CaptureNumericValue: &no,
-			ExposeInternals:     &no,
+	var snap *heapsnapshot.Snapshot
+	err = l.e.onPage(ctx, ts.b, ts.s, l.page, func(ctx context.Context) (err error) {
+		snap, err = streamSnapshot(ctx, ts, func(ctx context.Context) error {
+			_, err := cdproto.Call(ctx, ts.s, heapprofiler.StopTrackingHeapObjects, heapprofiler.StopTrackingHeapObjectsParams{
+				ReportProgress:      &no,
+				CaptureNumericValue: &no,
+				ExposeInternals:     &no,
+			})
+			return err
 		})
 		return err
 	})
 	if err != nil {
-		l.e.forget(ts)
+		l.e.forgetUnless(ts, err)
 		return wire.LiveObjects{}, engine.Failed("stopping V8's allocation tracker", err)
 	}
 	return groupLive(snap), nil

@@ -55,11 +55,15 @@ func (s *scene) isolates() []*node {
 // window handles are CDP target ids) and every iframe and dedicated worker
 // target below it. Chromium lists dedicated workers in Target.getTargets
 // with their parent, so no auto-attach (which could pause new workers) is
-// needed.
-func collect(ctx context.Context, b *cdp.Browser, handle string) (*scene, error) {
+// needed. With check, each target must answer within probeTimeout (see
+// watch.quick): one that does not fails the collection with its state,
+// but for frames and workers that crashed or went away, which have no
+// memory left and are left out.
+func (e *Engine) collect(ctx context.Context, b *cdp.Browser, handle string, check bool) (*scene, error) {
 	pageInfo, below, err := b.PageTree(ctx, handle)
-	if errors.Is(err, cdp.ErrNoPage) {
-		return nil, wire.Errorf(wire.NoSuchWindow, "the current window (handle %s) is not a page target of the browser's DevTools endpoint", handle)
+	var np *cdp.NoPageError
+	if errors.As(err, &np) {
+		return nil, noPage(np)
 	}
 	if err != nil {
 		return nil, err
@@ -85,25 +89,40 @@ func collect(ctx context.Context, b *cdp.Browser, handle string) (*scene, error)
 			defer wg.Done()
 			n := &node{info: t}
 			errs[i] = onTarget(ctx, b, t.TargetID, func(s *cdp.Session) error {
-				id, err := cdproto.Call(ctx, s, runtime.GetIsolateID, cdproto.Empty{})
-				n.session, n.isolate = s, id.ID
-				return err
+				get := func(ctx context.Context) error {
+					id, err := cdproto.Call(ctx, s, runtime.GetIsolateID, cdproto.Empty{})
+					n.session, n.isolate = s, id.ID
+					return err
+				}
+				if !check {
+					return get(ctx)
+				}
+				w := e.watch(ctx, b, s, t)
+				defer w.stop()
+				return w.quick(get)
 			})
 			nodes[i] = n
 		}()
 	}
 	wg.Wait()
 	if errs[0] != nil {
+		if stateOf(errs[0]) != 0 {
+			return nil, errs[0]
+		}
 		return nil, fmt.Errorf("attaching to the page %s: %w", pageInfo.URL, errs[0])
 	}
 	sc := &scene{page: nodes[0]}
 	for i, n := range nodes {
-		// A frame or worker that went away since the listing has no
-		// memory left to measure.
-		if errs[i] == nil {
+		// A frame or worker that crashed or went away since the listing
+		// has no memory left to measure; one that is busy or blocked
+		// would hold the measurement.
+		switch k := stateOf(errs[i]); {
+		case errs[i] == nil:
 			sc.nodes = append(sc.nodes, n)
-		} else if ctx.Err() != nil {
+		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case k != 0 && k != stateCrashed && k != stateGone:
+			return nil, errs[i]
 		}
 	}
 	return sc, nil
@@ -129,7 +148,8 @@ func onTarget(ctx context.Context, b *cdp.Browser, id target.ID, fn func(*cdp.Se
 // MeasureMemory measures the current window's top-level browsing context
 // from source (wire.SourceAPI, wire.SourceEngine, or "" for the default:
 // the API where the page is cross-origin isolated, else the engine).
-func (e *Engine) MeasureMemory(ctx context.Context, source string) (wire.MemoryMeasurement, error) {
+func (e *Engine) MeasureMemory(ctx context.Context, source string) (_ wire.MemoryMeasurement, err error) {
+	defer func() { err = e.ended(ctx, err) }()
 	b, err := e.browser(ctx)
 	if err != nil {
 		return wire.MemoryMeasurement{}, err
@@ -138,11 +158,11 @@ func (e *Engine) MeasureMemory(ctx context.Context, source string) (wire.MemoryM
 	if err != nil {
 		return wire.MemoryMeasurement{}, err
 	}
-	return measure(ctx, b, handle, source)
+	return e.measure(ctx, b, handle, source)
 }
 
-func measure(ctx context.Context, b *cdp.Browser, handle, source string) (wire.MemoryMeasurement, error) {
-	sc, err := collect(ctx, b, handle)
+func (e *Engine) measure(ctx context.Context, b *cdp.Browser, handle, source string) (wire.MemoryMeasurement, error) {
+	sc, err := e.collect(ctx, b, handle, true)
 	if err != nil {
 		return wire.MemoryMeasurement{}, err
 	}
@@ -164,7 +184,7 @@ func measure(ctx context.Context, b *cdp.Browser, handle, source string) (wire.M
 	}
 	var m wire.MemoryMeasurement
 	if source == wire.SourceAPI {
-		m, err = measureAPI(ctx, b, handle, sc)
+		m, err = e.measureAPI(ctx, b, handle, sc)
 	} else {
 		m, err = measureEngine(ctx, b, sc)
 	}

@@ -53,7 +53,7 @@ const (
 // eager measurement for 19.9 s), since V8 runs the forced GC, like the
 // eager measurement, as a task of that thread. Forcing GCs also works when
 // the flag is set.
-func measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (wire.MemoryMeasurement, error) {
+func (e *Engine) measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (wire.MemoryMeasurement, error) {
 	group := fmt.Sprintf("wdext-memory-%d", groups.Add(1))
 	ps := sc.page.session
 	ev, err := cdproto.Call(ctx, ps, runtime.Evaluate, runtime.EvaluateParams{
@@ -96,8 +96,9 @@ func measureAPI(ctx context.Context, b *cdp.Browser, handle string, sc *scene) (
 	for round := 1; ; round++ {
 		if round > 1 {
 			// A worker may have started since: look again. A failed
-			// look keeps the last scene.
-			if s, err := collect(ctx, b, handle); err == nil {
+			// look keeps the last scene. No probe: the page's thread
+			// may be collecting garbage right now, as asked.
+			if s, err := e.collect(ctx, b, handle, false); err == nil {
 				sc = s
 			}
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/chromium/cdp"
-	"github.com/wdext/wdext/wire"
 )
 
 // targetSession is wdext's own flat CDP session to a target, for heap
@@ -19,6 +18,7 @@ import (
 // that asked, and two snapshots on one session would interleave theirs.
 type targetSession struct {
 	id   target.ID
+	b    *cdp.Browser // the connection s is on
 	s    *cdp.Session
 	snap sync.Mutex // one heap snapshot at a time
 }
@@ -36,7 +36,7 @@ func (e *Engine) attach(ctx context.Context, b *cdp.Browser, id target.ID) (*tar
 	if err != nil {
 		return nil, fmt.Errorf("attaching to target %s: %w", id, err)
 	}
-	ts = &targetSession{id: id, s: s}
+	ts = &targetSession{id: id, b: b, s: s}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.conn != b {
@@ -61,22 +61,30 @@ func (e *Engine) forget(ts *targetSession) {
 	e.mu.Unlock()
 }
 
+// forgetUnless drops the session after a failure that leaves it unusable
+// (see keepSession).
+func (e *Engine) forgetUnless(ts *targetSession, err error) {
+	if !keepSession(err) {
+		e.forget(ts)
+	}
+}
+
 // attachCurrentPage gives a dedicated session to the page of the
-// session's current window.
-func (e *Engine) attachCurrentPage(ctx context.Context) (*targetSession, error) {
+// session's current window, and the page's target.
+func (e *Engine) attachCurrentPage(ctx context.Context) (*targetSession, *target.Info, error) {
 	b, err := e.browser(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	page, _, err := e.currentPage(ctx, b)
 	if err != nil {
-		return nil, engine.Failed("finding the current page", err)
+		return nil, nil, engine.Failed("finding the current page", err)
 	}
 	ts, err := e.attach(ctx, b, page.TargetID)
 	if err != nil {
-		return nil, engine.Failed("attaching to the page", err)
+		return nil, nil, engine.Failed("attaching to the page", err)
 	}
-	return ts, nil
+	return ts, page, nil
 }
 
 // currentPage finds the page target of the session's current window, and
@@ -87,9 +95,9 @@ func (e *Engine) currentPage(ctx context.Context, b *cdp.Browser) (*target.Info,
 		return nil, nil, err
 	}
 	page, below, err := b.PageTree(ctx, handle)
-	if errors.Is(err, cdp.ErrNoPage) {
-		return nil, nil, wire.Errorf(wire.UnsupportedOperation,
-			"cannot tell which page is the current window: %v (the driver's window handles are not CDP target ids)", err)
+	var np *cdp.NoPageError
+	if errors.As(err, &np) {
+		return nil, nil, noPage(np)
 	}
 	return page, below, err
 }

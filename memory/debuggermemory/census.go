@@ -60,10 +60,11 @@ func censusCommand(ctx context.Context, sess *session.Session, body []byte) (any
 		tc := TargetCensus{Type: h.Type, URL: h.URL, TargetID: h.ID}
 		c, err := take(ctx, h, b)
 		switch {
-		case err != nil && (i == 0 || ctx.Err() != nil):
+		case err != nil && (i == 0 || ctx.Err() != nil || wire.AsError(err).Code == wire.InvalidSessionID):
+			// The page's failure, the command's end, or the session's.
 			return nil, err
 		case err != nil:
-			tc.Error = wire.AsError(err).Message // it went away
+			tc.Error = wire.AsError(err).Message // it went away, crashed, or does not answer
 		}
 		tc.Census = c
 		out.Targets = append(out.Targets, tc)

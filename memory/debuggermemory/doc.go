@@ -27,7 +27,13 @@
 // "invalid argument", so that a misspelt option is an error rather than
 // ignored (the memory commands follow the same rule). A command whose
 // engine lacks the capability is "unsupported operation" saying what is
-// missing (package engine). How each engine serves them: packages
+// missing (package engine). A census, the allocation log and live
+// objects keep the server's command deadline (a census of a big heap
+// takes long), but on Chromium a page that does not answer fails them
+// within seconds with its state ("timeout" for a busy main thread,
+// "unexpected alert open", "tab crashed"), and a session deleted under a
+// command answers "invalid session id". How each engine serves them:
+// packages
 // engine/chromium (V8 over CDP) and engine/webkitgtk (JavaScriptCore over
 // WebKit's remote inspector).
 package debuggermemory

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -159,14 +160,38 @@ func (b *Browser) Forget(id target.ID) {
 	b.mu.Unlock()
 }
 
-// ErrNoPage is returned by PageTree when no page target has the handle.
+// ErrNoPage is returned by PageTree when no page target has the handle
+// (as a *NoPageError).
 var ErrNoPage = errors.New("no page target of the browser has that id")
+
+// NoPageError is PageTree's answer when no page target has the handle: it
+// says how many pages the browser has.
+type NoPageError struct {
+	Handle string
+	Pages  int
+}
+
+func (e *NoPageError) Error() string {
+	return fmt.Sprintf("%v: window %q among %d pages", ErrNoPage, e.Handle, e.Pages)
+}
+
+// Is makes a NoPageError match ErrNoPage.
+func (e *NoPageError) Is(target error) bool { return target == ErrNoPage }
+
+// targetID matches CDP target ids, as chromedriver's window handles are:
+// 32 upper-case hexadecimal digits.
+var targetID = regexp.MustCompile(`^[0-9A-F]{32}$`)
+
+// IsTargetID reports whether a window handle has the form of a CDP target
+// id.
+func IsTargetID(handle string) bool { return targetID.MatchString(handle) }
 
 // PageTree finds the page target of a WebDriver window handle (chromedriver's
 // handles are CDP target ids) and the targets below it: its out-of-process
 // iframes and its workers, nested ones included, parents before children.
 // If no page has the handle but the browser has a single page, that page is
-// the one: some drivers' handles are not target ids.
+// the one when the handle is not a target id: some drivers' handles are
+// not. A target id that no page has is a window that was closed.
 func (b *Browser) PageTree(ctx context.Context, handle string) (page *target.Info, below []*target.Info, err error) {
 	all, err := b.Targets(ctx)
 	if err != nil {
@@ -182,11 +207,11 @@ func (b *Browser) PageTree(ctx context.Context, handle string) (page *target.Inf
 			page = t
 		}
 	}
-	if page == nil && len(pages) == 1 {
+	if page == nil && len(pages) == 1 && !IsTargetID(handle) {
 		page = pages[0]
 	}
 	if page == nil {
-		return nil, nil, fmt.Errorf("%w: window %q among %d pages", ErrNoPage, handle, len(pages))
+		return nil, nil, &NoPageError{Handle: handle, Pages: len(pages)}
 	}
 	// Descendants by parentId, to a fixed point: an iframe's parent may
 	// itself be an iframe, and a nested worker's a worker.
