@@ -11,22 +11,45 @@ import (
 	"strings"
 )
 
-// ReadBody reads a request body, turning an over-limit body (see
-// Guard.MaxBody) into "invalid argument".
+// ReadBody reads a request body. A body the Guard read in is handed over
+// as it is, without a copy; an over-limit, stalled or unreadable body is
+// "invalid argument" (see Guard).
 func ReadBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	body, err := io.ReadAll(r.Body)
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return nil, Errorf(InvalidArgument, "request body exceeds the limit of %d bytes (see --max-body)", tooBig.Limit)
+	if b, ok := r.Body.(*body); ok {
+		p, err := b.bytes(r.Context())
+		if err != nil {
+			return nil, bodyError(err, b.wait)
+		}
+		return p, nil
+	}
+	var p []byte
+	var err error
+	if n := r.ContentLength; n > 0 && n <= maxSizedRead {
+		// A length known, from the client or from the Guard: read into
+		// a buffer of that size, rather than grow one.
+		p = make([]byte, n)
+		_, err = io.ReadFull(r.Body, p)
+		if err == nil {
+			var probe [1]byte
+			if m, _ := r.Body.Read(probe[:]); m > 0 {
+				err = errors.New("body longer than its Content-Length")
+			}
+		}
+	} else {
+		p, err = io.ReadAll(r.Body)
 	}
 	if err != nil {
-		return nil, Errorf(InvalidArgument, "reading request body: %v", err)
+		return nil, bodyError(err, 0)
 	}
-	return body, nil
+	return p, nil
 }
+
+// maxSizedRead bounds the length ReadBody trusts for an allocation up
+// front: a larger claim is read as a body of unknown length.
+const maxSizedRead = 1 << 30
 
 // DecodeArgs decodes a command's JSON parameters into v. An empty body is
 // the same as {} (clients differ); anything that is not a JSON object, or

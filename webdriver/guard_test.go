@@ -161,3 +161,27 @@ func TestGuardMaxBody(t *testing.T) {
 		assert.Equal(t, len(got.Body), 1024)
 	})
 }
+
+// Origins compare as browsers serialise them: scheme and host in any
+// case, the port exactly; an allowed entry's path is not part of it.
+func TestGuardOriginCase(t *testing.T) {
+	allowed := []string{"http://Other.example", "HTTPS://UPPER.example:8443", "http://slash.example/", "null"}
+	for _, origin := range []string{"http://other.example", "http://OTHER.EXAMPLE", "https://upper.example:8443", "http://slash.example", "null"} {
+		t.Run("accept "+origin, func(t *testing.T) {
+			up := newFakeUpstream(t)
+			srv := webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: up.url}, Guard: webdriver.Guard{AllowedOrigins: allowed}, Log: quietLog()})
+			req := httptest.NewRequest("GET", "/session/x/title", nil)
+			req.Header.Set("Origin", origin)
+			forwarded(t, up, serve(srv, req))
+		})
+	}
+	for _, origin := range []string{"http://other.example:80", "https://other.example", "http://upper.example:8443", "https://upper.example", "http://other.example.evil", "http://evil.example/http://other.example", "NULL"} {
+		t.Run("reject "+origin, func(t *testing.T) {
+			up := newFakeUpstream(t)
+			srv := webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: up.url}, Guard: webdriver.Guard{AllowedOrigins: allowed}, Log: quietLog()})
+			req := httptest.NewRequest("GET", "/session/x/title", nil)
+			req.Header.Set("Origin", origin)
+			rejected(t, up, serve(srv, req), webdriver.UnknownError, "origin")
+		})
+	}
+}

@@ -87,7 +87,9 @@ func (p bufferPool) Put(b []byte) {
 
 // Forward sends r to base. If gone closes before the reply, the request is
 // abandoned and the client gets "invalid session id": the session lived in
-// a driver that no longer exists.
+// a driver that no longer exists. The body goes with r.ContentLength: one
+// of unknown length would go chunked, which chromedriver refuses, so the
+// Guard reads every body in first.
 func (p *Proxy) Forward(w http.ResponseWriter, r *http.Request, base *url.URL, gone <-chan struct{}) {
 	ctx, cancel := untilGone(r.Context(), gone)
 	defer cancel()

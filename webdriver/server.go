@@ -85,6 +85,9 @@ func NewServer(cfg Config) *Server {
 	if cfg.Sessions == nil {
 		cfg.Sessions = session.NewRegistry()
 	}
+	if cfg.Guard.Log == nil {
+		cfg.Guard.Log = cfg.Log // its refusals in the server's log
+	}
 	if cfg.Transport == nil {
 		cfg.Transport = driver.Transport
 	}

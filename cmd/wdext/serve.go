@@ -126,7 +126,12 @@ func (st *stack) run(ctx context.Context, l net.Listener, sessionTimeout time.Du
 	hs := &http.Server{
 		Handler:           st.server,
 		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		// No ReadTimeout: it would bound the upload of a large body as a
+		// whole. The Guard bounds a body's inactivity instead.
+		IdleTimeout: 2 * time.Minute,
+		// WebDriver requests carry a few short headers; net/http's default
+		// (1 MiB) is room a hostile client could multiply by connections.
+		MaxHeaderBytes: 64 << 10,
 	}
 	bg, stopBG := context.WithCancel(ctx)
 	defer stopBG()
@@ -134,7 +139,7 @@ func (st *stack) run(ctx context.Context, l net.Listener, sessionTimeout time.Du
 		go st.server.ExpireIdle(bg, sessionTimeout) // owned by run: stopped by stopBG
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(l) }() // owned by run: ends at hs.Shutdown
+	go func() { errc <- hs.Serve(webdriver.ErrorListener(l)) }() // owned by run: ends at hs.Shutdown
 	var err error
 	select {
 	case <-ctx.Done():

@@ -83,7 +83,10 @@ func serve(t testing.TB, up driver.Upstream, defaults webdriver.SessionDefaults,
 	for _, register := range extensions {
 		register(srv)
 	}
-	hs := httptest.NewServer(srv)
+	// As wdext serve does: net/http's own refusals in W3C JSON.
+	hs := httptest.NewUnstartedServer(srv)
+	hs.Listener = webdriver.ErrorListener(hs.Listener)
+	hs.Start()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
