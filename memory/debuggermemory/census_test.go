@@ -2,22 +2,14 @@ package debuggermemory_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/memory/census"
-	"github.com/wdext/wdext/memory/debuggermemory"
 	"github.com/wdext/wdext/memory/heap"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -25,29 +17,7 @@ import (
 // "invalid session id" for a later target) answers "invalid session id",
 // not a census with that target's entry marked as gone.
 func TestCensusAllStopsWhenSessionEnds(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		io.WriteString(w, `{"value":{"sessionId":"s1","capabilities":{"browserName":"fake"}}}`)
-	}))
-	t.Cleanup(up.Close)
-	u, _ := url.Parse(up.URL)
-	bind := func(context.Context, engine.NewSession) (engine.Engine, error) { return endingHeaps{}, nil }
-	srv := webdriver.NewServer(webdriver.Config{
-		Upstream: driver.Remote{URL: u, Bind: bind},
-		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	debuggermemory.Register(srv)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	post := func(path, body string) (int, string) {
-		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
-		assert.NilError(t, err)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	status, _ := post("/session", `{}`)
-	assert.Equal(t, status, 200)
+	post := fakeEngineServer(t, endingHeaps{}, 0)
 	status, body := post("/session/s1/wdext/memory/census", `{"targets": "all"}`)
 	assert.Equal(t, status, 404, body)
 	assert.Assert(t, strings.Contains(body, `"error":"invalid session id"`), body)
