@@ -347,6 +347,7 @@ func TestGuardLogsRefusals(t *testing.T) {
 		{"content type", func() *http.Request {
 			r := httptest.NewRequest("POST", "/session/x/url", strings.NewReader(`{}`))
 			r.Header.Set("Content-Type", "text/plain")
+			r.Header.Set("Sec-Fetch-Site", "cross-site")
 			return r
 		}, "text/plain"},
 	} {

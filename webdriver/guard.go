@@ -15,8 +15,15 @@ import (
 // Guard rejects requests a web page could forge against a local driver,
 // the lessons of geckodriver and chromedriver: a Host that is neither an IP
 // literal nor an allowed name (DNS rebinding), an Origin that is not
-// allowed (cross-site fetch), and POST bodies of a type a form can send
-// without a CORS preflight.
+// allowed (cross-site fetch), and, from a browser, POST bodies of a type a
+// form can send without a CORS preflight (geckodriver CVE-2020-15660).
+//
+// A browser is known by the headers a page cannot leave out or forge:
+// Origin, which every current browser sends with every POST a page
+// makes, and Sec-Fetch-*. A POST without them comes from a program (curl's
+// -d sends application/x-www-form-urlencoded, Node's fetch of a string
+// text/plain), and its body is taken for the JSON it must be, as
+// chromedriver does.
 //
 // It also reads every request body into memory before the handler runs,
 // within bounds a client cannot stretch: MaxBody per body, BodyBudget for
@@ -122,12 +129,12 @@ func (g Guard) check(r *http.Request) *Error {
 	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin) {
 		return Errorf(UnknownError, "origin %q is not allowed (see --allowed-origins)", origin)
 	}
-	if r.Method == http.MethodPost {
+	if r.Method == http.MethodPost && fromBrowser(r) {
 		if ct := r.Header.Get("Content-Type"); ct != "" {
 			mt, _, _ := mime.ParseMediaType(ct)
 			switch strings.ToLower(mt) {
 			case "application/x-www-form-urlencoded", "multipart/form-data", "text/plain":
-				return Errorf(InvalidArgument, "content type %q is not accepted: send application/json", ct)
+				return Errorf(InvalidArgument, "content type %q from a browser is not accepted: send application/json", ct)
 			}
 		}
 	}
@@ -135,6 +142,20 @@ func (g Guard) check(r *http.Request) *Error {
 		return Errorf(InvalidArgument, "request body of %d bytes exceeds the limit of %d (see --max-body)", r.ContentLength, g.MaxBody)
 	}
 	return nil
+}
+
+// fromBrowser reports whether r carries the headers only a browser sends
+// (see Guard).
+func fromBrowser(r *http.Request) bool {
+	if r.Header.Get("Origin") != "" {
+		return true
+	}
+	for name := range r.Header {
+		if strings.HasPrefix(name, "Sec-Fetch-") {
+			return true
+		}
+	}
+	return false
 }
 
 func (g Guard) hostAllowed(hostport string) bool {

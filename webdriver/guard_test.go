@@ -93,16 +93,37 @@ func TestGuardOrigin(t *testing.T) {
 	})
 }
 
+// A POST of a type a form can send is refused from a browser (one that
+// sends Origin or Sec-Fetch-*, even an allowed Origin: a page posts JSON
+// as application/json) and taken as JSON from any other client: curl -d,
+// Node's fetch of a string.
 func TestGuardContentType(t *testing.T) {
+	browser := map[string]func(*http.Request){
+		"origin":     func(r *http.Request) { r.Header.Set("Origin", "http://ok.example") },
+		"sec-fetch":  func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") },
+		"sec-fetch2": func(r *http.Request) { r.Header.Set("Sec-Fetch-Mode", "no-cors") },
+	}
 	for _, ct := range []string{"text/plain", "Text/Plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"} {
 		for _, path := range []string{"/session", "/session/x/url", "/wd/hub/session/x/url"} {
-			t.Run("reject "+ct+" "+path, func(t *testing.T) {
-				up, srv := guarded(t)
-				req := httptest.NewRequest("POST", path, strings.NewReader(`{"url":"about:blank"}`))
-				req.Header.Set("Content-Type", ct)
-				rejected(t, up, serve(srv, req), webdriver.InvalidArgument, "content type")
-			})
+			for name, from := range browser {
+				t.Run("reject "+ct+" "+path+" "+name, func(t *testing.T) {
+					up := newFakeUpstream(t)
+					srv := webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: up.url}, Log: quietLog(),
+						Guard: webdriver.Guard{AllowedOrigins: []string{"http://ok.example"}}})
+					req := httptest.NewRequest("POST", path, strings.NewReader(`{"url":"about:blank"}`))
+					req.Header.Set("Content-Type", ct)
+					from(req)
+					rejected(t, up, serve(srv, req), webdriver.InvalidArgument, "content type")
+				})
+			}
 		}
+		t.Run("accept from a program "+ct, func(t *testing.T) {
+			up, srv := guarded(t)
+			req := httptest.NewRequest("POST", "/session/x/url", strings.NewReader(`{"url":"about:blank"}`))
+			req.Header.Set("Content-Type", ct)
+			got := forwarded(t, up, serve(srv, req))
+			assert.Equal(t, string(got.Body), `{"url":"about:blank"}`)
+		})
 	}
 	for _, ct := range []string{"", "application/json", "application/json; charset=utf-8"} {
 		t.Run("accept "+ct, func(t *testing.T) {
