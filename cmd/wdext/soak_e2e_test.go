@@ -20,6 +20,9 @@ import (
 	"github.com/wdext/wdext/internal/e2e"
 )
 
+// soakSessionTimeout is wdext's --session-timeout in the soak.
+const soakSessionTimeout = 5 * time.Second
+
 // TestSoak is the soak and fault suite: WDEXT_SOAK_CLIENTS clients (4)
 // send a mix of classic and extension commands through `wdext serve` for
 // WDEXT_SOAK (60s; any Go duration, e.g. WDEXT_SOAK=10m with
@@ -82,7 +85,10 @@ func TestSoak(t *testing.T) {
 		godebug = old + "," + godebug
 	}
 	t.Setenv("GODEBUG", godebug) // goroutine counts, see schedDump
-	s := startServe(t)
+	// A client that gives up on New Session after wdext answered leaves a
+	// session that wdext holds and the client never heard of: the
+	// session timeout reaps it (sleeping scripts keep theirs busy).
+	s := startServe(t, "--session-timeout", soakSessionTimeout.String())
 	self := s.cmd.Process.Pid
 	st := newSoakStats()
 
@@ -281,9 +287,11 @@ func TestSoak(t *testing.T) {
 		t.Errorf("after the soak: %v", err)
 	}
 
-	// Quiescence: every session the clients know of is deleted, so only
+	// Quiescence: every session the clients know of is deleted, and the
+	// session timeout has passed for those they did not hear of, so only
 	// wdext and its chromedriver may be left.
 	closeIdle()
+	time.Sleep(2 * soakSessionTimeout)
 	quiet := func() int {
 		n := 0
 		for _, p := range runProcesses(s.mark, self) {
