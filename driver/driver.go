@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,8 +83,9 @@ type Chromedriver struct {
 	Args []string
 	// StartTimeout bounds how long a start may take to become ready.
 	StartTimeout time.Duration
-	// Stderr receives the driver's output; nil discards it.
-	Stderr *os.File
+	// Stderr receives the driver's output; nil discards it (the last
+	// of it is kept for the error of a failed start either way).
+	Stderr io.Writer
 	// Bind makes the engine of each session.
 	Bind engine.Binder
 
@@ -140,6 +143,12 @@ func (c *Chromedriver) Current(ctx context.Context) (*Instance, error) {
 	c.mu.Unlock()
 
 	p, err := c.start(ctx)
+	var early *exitedEarly
+	for try := 1; try < startTries && errors.As(err, &early); try++ {
+		// Most often a lost race for the free port (another process took
+		// it between FreePort and the driver's bind): a new port.
+		p, err = c.start(ctx)
+	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -183,9 +192,14 @@ func (c *Chromedriver) start(ctx context.Context) (*process, error) {
 	}
 	args := append([]string{fmt.Sprintf("--port=%d", port), "--allowed-ips=127.0.0.1"}, c.Args...)
 	cmd := exec.Command(c.Path, args...)
+	out := &outputTail{}
+	cmd.Stdout = out
 	if c.Stderr != nil {
-		cmd.Stdout, cmd.Stderr = c.Stderr, c.Stderr
+		cmd.Stdout = io.MultiWriter(out, c.Stderr)
 	}
+	cmd.Stderr = cmd.Stdout
+	// The browsers inherit the output pipe: Wait must not wait for them.
+	cmd.WaitDelay = 200 * time.Millisecond
 	// A group of its own: chromedriver and every Chromium it launches end
 	// together, whether wdext stops it, it dies, or wdext dies.
 	g, err := procgroup.Start(cmd)
@@ -213,13 +227,52 @@ func (c *Chromedriver) start(ctx context.Context) (*process, error) {
 		}
 		select {
 		case <-done:
-			return nil, fmt.Errorf("%s exited before it was ready", c.Path)
+			<-p.group.Done() // all of its output is in
+			return nil, &exitedEarly{path: c.Path, output: out.String()}
 		case <-ctx.Done():
 			p.kill()
 			return nil, fmt.Errorf("%s not ready after %v: %v", c.Path, timeout, err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// startTries is how many times a driver that exits before it is ready is
+// started.
+const startTries = 3
+
+// exitedEarly is the failure of a driver that exited before it was ready,
+// with the end of what it printed (why, usually).
+type exitedEarly struct{ path, output string }
+
+func (e *exitedEarly) Error() string {
+	if e.output == "" {
+		return e.path + " exited before it was ready (it printed nothing)"
+	}
+	return e.path + " exited before it was ready; it printed:\n" + e.output
+}
+
+// outputTail keeps the last 8 KiB written to it.
+type outputTail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *outputTail) Write(p []byte) (int, error) {
+	const max = 8 << 10
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > max {
+		t.buf = t.buf[len(t.buf)-max:]
+	}
+	return len(p), nil
+}
+
+func (t *outputTail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
 }
 
 // kill ends the driver's whole process group and waits until all of it

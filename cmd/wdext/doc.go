@@ -2,7 +2,12 @@
 //
 //	wdext serve [flags]               serve WebDriver in front of chromedriver (or --upstream)
 //	wdext wpt [flags] PATHS...        run WPT-style testharness.js suites through wdext
-//	wdext census FILE.heapsnapshot    take a Debugger.Memory-style census of a saved snapshot
+//	wdext census [--breakdown JSON] FILE.heapsnapshot
+//	                                  take a Debugger.Memory-style census of a saved snapshot
+//	wdext version                     the version it was built as (also: wdext --version)
 //
-// Each subcommand's -h lists its flags.
+// Each subcommand's -h prints its usage and flags. serve refuses to start
+// (exit status 1, saying why) when its driver is missing, not executable,
+// or, for the chromedriver it manages, does not start: it starts
+// chromedriver before it listens.
 package main

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
 )
 
 func main() {
@@ -22,6 +26,10 @@ func main() {
 		if err == nil && code != 0 {
 			os.Exit(code)
 		}
+	case "version":
+		versionCmd(args)
+	case "--version", "-version":
+		fmt.Print(version())
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -42,6 +50,71 @@ func usage() {
   wdext wpt [flags] PATHS...        run WPT-style testharness.js suites through wdext
   wdext census [--breakdown JSON] FILE.heapsnapshot
                                     census of a saved V8 heap snapshot
+  wdext version                     wdext's version (also: wdext --version)
 run "wdext COMMAND -h" for a command's flags
 `)
+}
+
+func versionCmd(args []string) {
+	fs := flag.NewFlagSet("version", flag.ExitOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: wdext version   (or wdext --version)")
+		fs.PrintDefaults()
+	}
+	fs.Parse(args)
+	if fs.NArg() != 0 {
+		fs.Usage()
+		os.Exit(2)
+	}
+	fmt.Print(version())
+}
+
+// version is what `wdext version` prints: the module version the binary
+// was built as ("(devel)" when the build stamped none), the commit and
+// its time when the build stamped them (go build in a git checkout), and
+// the Go toolchain.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
+	}
+	return formatVersion(bi)
+}
+
+func formatVersion(bi *debug.BuildInfo) string {
+	v, goVersion := "(devel)", runtime.Version()
+	var vcs []string
+	if bi != nil {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		if bi.GoVersion != "" {
+			goVersion = bi.GoVersion
+		}
+		var rev, at, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" {
+			vcs = append(vcs, "commit "+rev)
+			if at != "" {
+				vcs = append(vcs, at)
+			}
+			if modified == "true" {
+				vcs = append(vcs, "modified")
+			}
+		}
+	}
+	line := "wdext " + v
+	if len(vcs) > 0 {
+		line += " (" + strings.Join(vcs, ", ") + ")"
+	}
+	return fmt.Sprintf("%s %s %s/%s\n", line, goVersion, runtime.GOOS, runtime.GOARCH)
 }

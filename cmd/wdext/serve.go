@@ -5,11 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -85,6 +87,9 @@ func (f *serverFlags) build() (*stack, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := runnable("--webkitwebdriver", f.webkitDriver, path); err != nil {
+			return nil, err
+		}
 		// Every document gets the Profiler polyfill first (forcesample
 		// works through it).
 		up = &webkitgtk.Upstream{Driver: path, Inject: polyfill.Script("Profiler"), Log: log}
@@ -94,6 +99,9 @@ func (f *serverFlags) build() (*stack, error) {
 	} else {
 		path, err := driver.FindChromedriver(f.chromedriver)
 		if err != nil {
+			return nil, err
+		}
+		if err := runnable("--chromedriver", f.chromedriver, path); err != nil {
 			return nil, err
 		}
 		up = &driver.Chromedriver{Path: path, Bind: chromium.Bind}
@@ -163,26 +171,84 @@ func serve(args []string) error {
 	var f serverFlags
 	f.register(fs)
 	port := fs.Int("port", 4444, "port to listen on (0: any free port)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: wdext serve [flags]   (WebDriver on http://127.0.0.1:4444 in front of chromedriver, or --upstream)")
+		fs.PrintDefaults()
+	}
 	fs.Parse(args)
+	if fs.NArg() != 0 {
+		fmt.Fprintf(fs.Output(), "wdext serve takes no arguments, got %q\n", fs.Args())
+		fs.Usage()
+		os.Exit(2)
+	}
 
 	st, err := f.build()
 	if err != nil {
 		return err
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(f.host, fmt.Sprint(*port)))
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	st.log.Info("wdext serving", "url", "http://"+l.Addr().String(), "upstream", describe(st.upstream))
+	// Start the driver before listening: a driver that cannot start is an
+	// error now, not in every new session later, and the first session
+	// doesn't pay for the start.
 	if m, ok := st.upstream.(*driver.Chromedriver); ok {
-		// Start the driver now, so the first session doesn't pay for it.
-		if _, err := m.Current(ctx); err != nil {
-			st.log.Warn("chromedriver did not start", "err", err)
+		if err := startChromedriver(ctx, m); err != nil {
+			st.upstream.Close()
+			if ctx.Err() != nil {
+				return nil // interrupted while starting
+			}
+			return err
 		}
 	}
+	l, err := net.Listen("tcp", net.JoinHostPort(f.host, fmt.Sprint(*port)))
+	if err != nil {
+		st.upstream.Close()
+		return err
+	}
+	st.log.Info("wdext serving", "url", "http://"+l.Addr().String(), "upstream", describe(st.upstream))
 	return st.run(ctx, l, f.sessionTimeout)
+}
+
+// runnable returns why the driver binary path (found by the default
+// lookup, or given as flag = explicit) cannot be run, or nil.
+func runnable(flag, explicit, path string) error {
+	what := flag + " " + path
+	if explicit == "" {
+		what = path + " (found on $PATH or in /usr/bin; " + flag + " to choose another)"
+	}
+	if !strings.Contains(path, "/") {
+		// A bare name, as exec.Command runs it: from $PATH.
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		path = p
+	}
+	fi, err := os.Stat(path)
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s: %w", what, pe.Err)
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, err)
+	case fi.IsDir():
+		return fmt.Errorf("%s: is a directory", what)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file (%v)", what, fi.Mode())
+	}
+	if err := syscall.Access(path, 1 /* X_OK */); err != nil {
+		return fmt.Errorf("%s: not executable (%v): %w", what, fi.Mode(), err)
+	}
+	return nil
+}
+
+// startChromedriver starts m's first chromedriver; its failure names
+// what the driver printed.
+func startChromedriver(ctx context.Context, m *driver.Chromedriver) error {
+	if _, err := m.Current(ctx); err != nil {
+		return fmt.Errorf("chromedriver did not start: %w", err)
+	}
+	return nil
 }
 
 // remoteEngines binds the engine of a remote upstream's session: the

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/internal/e2e"
+)
+
+// readmeBlock is a code block of README.md marked <!-- README test -->:
+// run as written (ports aside), its stdout checked against its "# =>"
+// comments.
+type readmeBlock struct {
+	line int    // of the opening fence, 1-based
+	lang string // sh or python
+	code string
+	want []string // the text after each "# => ", in order
+	// bytesVary: the marker says `"bytes" vary`; a "bytes":N in want
+	// matches any number.
+	bytesVary bool
+}
+
+var readmeMarker = regexp.MustCompile(`^<!-- README test(?:: (.*))? -->$`)
+
+// readmeBlocks returns README.md's marked code blocks, in order.
+func readmeBlocks(t *testing.T) []readmeBlock {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	assert.NilError(t, err)
+	lines := strings.Split(string(b), "\n")
+	var blocks []readmeBlock
+	for i := 0; i < len(lines); i++ {
+		m := readmeMarker.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		var blk readmeBlock
+		switch m[1] {
+		case "":
+		case `"bytes" vary`:
+			blk.bytesVary = true
+		default:
+			t.Fatalf("README.md:%d: unknown README test option %q", i+1, m[1])
+		}
+		i++
+		if i >= len(lines) || !strings.HasPrefix(lines[i], "```") {
+			t.Fatalf("README.md:%d: a README test marker not followed by a code block", i)
+		}
+		blk.line, blk.lang = i+1, strings.TrimPrefix(lines[i], "```")
+		if blk.lang != "sh" && blk.lang != "python" {
+			t.Fatalf("README.md:%d: README test of a %q block: only sh and python run", i+1, blk.lang)
+		}
+		var code []string
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+			code = append(code, lines[i])
+			if _, out, ok := strings.Cut(lines[i], "# => "); ok {
+				blk.want = append(blk.want, strings.TrimRight(out, " "))
+			}
+		}
+		if i == len(lines) {
+			t.Fatalf("README.md:%d: code block never closed", blk.line)
+		}
+		blk.code = strings.Join(code, "\n") + "\n"
+		blocks = append(blocks, blk)
+	}
+	return blocks
+}
+
+// The README's runnable blocks are there and say what they print (no
+// browser needed: this runs with -short too).
+func TestREADMEExamplesMarked(t *testing.T) {
+	blocks := readmeBlocks(t)
+	langs := map[string]int{}
+	for _, b := range blocks {
+		langs[b.lang]++
+		// Every block but the one starting the page server says what it
+		// prints.
+		if !strings.Contains(b.code, "serve.py") {
+			assert.Assert(t, len(b.want) > 0, "README.md:%d: a README test block without a # => line", b.line)
+		}
+	}
+	assert.Assert(t, langs["sh"] >= 3 && langs["python"] >= 1, "README test blocks: %v", langs)
+
+	b := readmeBlock{want: []string{`{"value":null}`, `{"bytes":12,"x":[{"bytes":0}]}`}}
+	assert.Assert(t, b.matches("{\"value\":null}\n{\"bytes\":12,\"x\":[{\"bytes\":0}]}\n"))
+	assert.Assert(t, !b.matches("{\"value\":null}\n{\"bytes\":13,\"x\":[{\"bytes\":0}]}\n"), "bytes vary only when the marker says so")
+	assert.Assert(t, !b.matches("{\"value\":null}\n"))
+	b.bytesVary = true
+	assert.Assert(t, b.matches("{\"value\":null}\n{\"bytes\":13,\"x\":[{\"bytes\":7}]}\n"))
+	assert.Assert(t, !b.matches("{\"value\":null}\n{\"bytes\":13,\"x\":[{\"count\":7}]}\n"))
+}
+
+// matches reports whether got (a block's stdout) is what want says.
+func (b readmeBlock) matches(got string) bool {
+	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	if len(lines) != len(b.want) {
+		return false
+	}
+	for i, w := range b.want {
+		pat := regexp.QuoteMeta(w)
+		if b.bytesVary {
+			pat = regexp.MustCompile(`"bytes":\d+`).ReplaceAllLiteralString(pat, `"bytes":\d+`)
+		}
+		if !regexp.MustCompile("^" + pat + "$").MatchString(strings.TrimRight(lines[i], " ")) {
+			return false
+		}
+	}
+	return true
+}
+
+// requireTool skips the test when name is missing, unless
+// WDEXT_REQUIRE_BROWSER is set (make test), where it fails.
+func requireTool(t *testing.T, name string, check ...string) {
+	t.Helper()
+	var err error
+	if len(check) > 0 {
+		var out []byte
+		out, err = exec.Command(check[0], check[1:]...).CombinedOutput()
+		if err != nil {
+			err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+		}
+	} else {
+		_, err = exec.LookPath(name)
+	}
+	if err == nil {
+		return
+	}
+	if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
+		t.Fatalf("the README's examples need %s (scripts/deps.sh installs it): %v", name, err)
+	}
+	t.Skipf("the README's examples need %s (scripts/deps.sh installs it): %v", name, err)
+}
+
+// The README's marked examples, run as a reader would: the shell blocks in
+// one shell, in order (a variable one defines is there for the next), the
+// Python blocks with Debian's python3, all against a real `wdext serve`.
+// Only the ports change: wdext's and the page server's are free ones
+// rather than 4444 and 8000. Each block must succeed and print what its
+// "# =>" lines say; afterwards wdext must hold no session (the examples
+// end theirs) and nothing the examples started may be left.
+func TestREADMEExamples(t *testing.T) {
+	e2e.RequireChromium(t)
+	requireTool(t, "bash")
+	requireTool(t, "curl")
+	requireTool(t, "jq")
+	requireTool(t, "python3")
+	requireTool(t, "/usr/bin/python3 with selenium", "/usr/bin/python3", "-c", "import selenium")
+	blocks := readmeBlocks(t)
+	assert.Assert(t, len(blocks) > 0, "README.md has no <!-- README test --> block")
+	root, err := filepath.Abs("../..")
+	assert.NilError(t, err)
+
+	s := startServe(t)
+	wdPort := strings.TrimPrefix(s.url, "http://127.0.0.1:")
+	pagePort, err := driver.FreePort()
+	assert.NilError(t, err)
+	pp := strconv.Itoa(pagePort)
+	ports := strings.NewReplacer(
+		"localhost:4444", "localhost:"+wdPort, "127.0.0.1:4444", "127.0.0.1:"+wdPort,
+		"localhost:8000", "localhost:"+pp, "127.0.0.1:8000", "127.0.0.1:"+pp,
+		"testdata/readme/serve.py &", "testdata/readme/serve.py "+pp+" &",
+	)
+	for i := range blocks {
+		b := &blocks[i]
+		b.code = ports.Replace(b.code)
+		for j := range b.want {
+			b.want[j] = ports.Replace(b.want[j])
+		}
+		assert.Assert(t, !regexp.MustCompile(`\b(4444|8000)\b`).MatchString(b.code),
+			"README.md:%d: a port the test does not replace:\n%s", b.line, b.code)
+	}
+
+	sh := startShell(t, root)
+	dir := t.TempDir()
+	for i, b := range blocks {
+		file := filepath.Join(dir, fmt.Sprintf("block%d.%s", i, b.lang))
+		assert.NilError(t, os.WriteFile(file, []byte(b.code), 0o644))
+		var out, stderr string
+		var err error
+		switch b.lang {
+		case "sh":
+			out, stderr, err = sh.source(file, 3*time.Minute)
+		case "python":
+			out, stderr, err = runPython(root, file, 3*time.Minute)
+		}
+		if err != nil {
+			t.Fatalf("README.md:%d (%s block) failed: %v\n--- block:\n%s--- stdout:\n%s\n--- stderr:\n%s", b.line, b.lang, err, b.code, out, stderr)
+		}
+		if !b.matches(out) {
+			t.Fatalf("README.md:%d (%s block) printed\n%s\nnot what its # => lines say:\n%s\n--- stderr:\n%s", b.line, b.lang, out, strings.Join(b.want, "\n"), stderr)
+		}
+		t.Logf("README.md:%d: %s block ok", b.line, b.lang)
+	}
+
+	sh.stop(t)
+	s.signalAndWait(t, syscall.SIGTERM)
+	assert.Assert(t, strings.Contains(s.log(), `msg="shutting down" sessions=0`),
+		"the README's examples left sessions open:\n%s", s.log())
+	left := settle(0, func() int { return len(e2e.MarkedProcesses(s.mark)) })
+	assert.Equal(t, left, 0, "left behind: %v", e2e.MarkedProcesses(s.mark))
+}
+
+// shell is a bash that runs the README's shell blocks one after another,
+// as one interactive session would: with `set -euo pipefail`, so that a
+// failing command or an undefined variable fails its block.
+type shell struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string // stdout, line by line; closed at EOF
+	stderr *os.File
+
+	waited  chan struct{} // closed when the shell has exited (its background jobs may not have)
+	waitErr error
+}
+
+const shellDone = "@@README block done@@"
+
+func startShell(t *testing.T, dir string) *shell {
+	t.Helper()
+	sh := &shell{lines: make(chan string, 1024), waited: make(chan struct{})}
+	sh.cmd = exec.Command("bash", "--noprofile", "--norc")
+	sh.cmd.Dir = dir
+	// A group of its own: what a block starts in the background (the page
+	// server) is in it, and ends with it.
+	sh.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A file, not a pipe: Wait would wait for the background jobs, which
+	// hold the shell's stderr, to close it.
+	var err error
+	sh.stderr, err = os.Create(filepath.Join(t.TempDir(), "stderr"))
+	assert.NilError(t, err)
+	t.Cleanup(func() { sh.stderr.Close() })
+	sh.cmd.Stderr = sh.stderr
+	sh.stdin, err = sh.cmd.StdinPipe()
+	assert.NilError(t, err)
+	stdout, err := sh.cmd.StdoutPipe()
+	assert.NilError(t, err)
+	assert.NilError(t, sh.cmd.Start())
+	t.Cleanup(func() { sh.kill() })
+	go func() { sh.waitErr = sh.cmd.Wait(); close(sh.waited) }() // ends when the shell exits
+	go func() {                                                  // ends at EOF: when the shell and its background jobs are gone
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			sh.lines <- sc.Text()
+		}
+		close(sh.lines)
+	}()
+	_, err = io.WriteString(sh.stdin, "set -euo pipefail\n")
+	assert.NilError(t, err)
+	return sh
+}
+
+// source runs file in the shell (stdin: /dev/null) and returns what it
+// printed; an error if the shell exited (a command failed) or timed out.
+func (sh *shell) source(file string, timeout time.Duration) (stdout, stderr string, err error) {
+	all, _ := os.ReadFile(sh.stderr.Name())
+	from := len(all)
+	errOut := func() string {
+		all, _ := os.ReadFile(sh.stderr.Name())
+		return string(all[min(from, len(all)):])
+	}
+	if _, err := fmt.Fprintf(sh.stdin, "source %q </dev/null\nprintf '\\n%s\\n'\n", file, shellDone); err != nil {
+		return "", errOut(), fmt.Errorf("the shell is gone: %w", err)
+	}
+	var out []string
+	deadline := time.After(timeout)
+	exited := sh.waited
+	for {
+		select {
+		case line, ok := <-sh.lines:
+			if !ok {
+				return strings.Join(out, "\n"), errOut(), fmt.Errorf("the shell exited (a command failed; set -euo pipefail): %v", sh.wait())
+			}
+			if line == shellDone {
+				return strings.Join(out, "\n"), errOut(), nil
+			}
+			out = append(out, line)
+		case <-exited:
+			// Its background jobs may hold stdout open: take what is
+			// there, then give up.
+			exited, deadline = nil, time.After(200*time.Millisecond)
+			timeout = 0
+		case <-deadline:
+			if timeout == 0 {
+				return strings.Join(out, "\n"), errOut(), fmt.Errorf("the shell exited (a command failed; set -euo pipefail): %v", sh.wait())
+			}
+			sh.kill()
+			return strings.Join(out, "\n"), errOut(), fmt.Errorf("not done after %v", timeout)
+		}
+	}
+}
+
+// wait returns the shell's exit status (within 5 s) once it has exited.
+func (sh *shell) wait() error {
+	select {
+	case <-sh.waited:
+		return sh.waitErr
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("exit status unknown")
+	}
+}
+
+// kill ends the shell's process group: the shell and every job it left
+// in the background.
+func (sh *shell) kill() { syscall.Kill(-sh.cmd.Process.Pid, syscall.SIGKILL) }
+
+// stop ends the shell and its background jobs and checks that they are
+// gone.
+func (sh *shell) stop(t *testing.T) {
+	t.Helper()
+	sh.stdin.Close()
+	sh.kill()
+	for range sh.lines { // EOF once every holder of stdout has exited
+	}
+	sh.wait() // reaped: a zombie still counts in its group
+	gone := settle(true, func() bool { return syscall.Kill(-sh.cmd.Process.Pid, 0) == syscall.ESRCH })
+	assert.Assert(t, gone, "processes left in the README shell's group %d", sh.cmd.Process.Pid)
+}
+
+// runPython runs file with Debian's python3 (where python3-selenium is).
+func runPython(dir, file string, timeout time.Duration) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/usr/bin/python3", file)
+	cmd.Dir = dir
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
