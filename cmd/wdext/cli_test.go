@@ -83,6 +83,14 @@ func TestVersionStamped(t *testing.T) {
 	// HEAD may have moved since the build (other people's commits): a
 	// commit it is, of this repository.
 	m := regexp.MustCompile(`\(commit ([0-9a-f]{40})`).FindSubmatch(out)
+	if m == nil {
+		// go build stamps nothing in some checkouts (a git worktree, for
+		// one): the binary says what it knows, which formatVersion's
+		// test covers.
+		if info, err := exec.Command("go", "version", "-m", bin).Output(); err == nil && !bytes.Contains(info, []byte("vcs.revision")) {
+			t.Skipf("go build stamped no VCS information here (HEAD %s)", bytes.TrimSpace(head))
+		}
+	}
 	assert.Assert(t, m != nil, "no commit in %q (HEAD %s)", out, head)
 	assert.NilError(t, exec.Command("git", "-C", "../..", "cat-file", "-e", string(m[1])+"^{commit}").Run())
 }
