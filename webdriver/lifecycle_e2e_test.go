@@ -3,6 +3,7 @@ package webdriver_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"syscall"
@@ -101,11 +102,17 @@ func TestCommandFailureNamesTheSessionState(t *testing.T) {
 	id, caps := c.newSession(newSessionBody(nil))
 	browser := browserPid(t, caps)
 	assert.NilError(t, syscall.Kill(browser, syscall.SIGKILL))
-	// Once the browser is gone (chromedriver reaps it), the driver knows.
-	for gone := false; !gone; time.Sleep(20 * time.Millisecond) {
-		gone = true
-		for _, p := range procgroup.Scan() {
-			gone = gone && (p.Pid != browser || p.Exited())
+	// Once the driver itself says so: before, the engine may see its
+	// connection break while chromedriver has not noticed yet (a race
+	// that is the driver's, see the note of commandError's check).
+	in, err := env.Driver.Current(context.Background())
+	assert.NilError(t, err)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(in.URL.String() + "/session/" + id + "/window")
+		assert.NilError(t, err)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusNotFound {
+			break
 		}
 	}
 	r := c.do("POST", "/session/"+id+"/test/fail", map[string]any{})

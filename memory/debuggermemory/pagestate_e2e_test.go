@@ -87,7 +87,7 @@ func (s *rawSession) browser(t *testing.T) *cdp.Browser {
 // prompt is how soon a command on a page in a bad state must answer:
 // the engine's liveness probe and its look at the renderers' CPU take
 // about 3 s.
-const prompt = 8 * time.Second
+const prompt = 12 * time.Second // on a loaded machine: measured 3 s idle
 
 type stateCase struct {
 	code wire.ErrorCode
@@ -107,8 +107,14 @@ func TestCommandsOnBadPages(t *testing.T) {
 		want  stateCase
 	}{
 		{"busy", func(t *testing.T, s *rawSession) {
-			s.script(t, `setTimeout(() => { for (;;) {} }, 10)`)
-		}, stateCase{wire.Timeout, []string{"busy", pages.A + "/debuggermemory/foo.html"}}},
+			// Late enough that chromedriver is done with the script
+			// (on a loaded machine 10 ms was not), and for a minute,
+			// not forever: chromedriver's Delete Session waits for it.
+			s.script(t, `setTimeout(() => { const end = Date.now() + 60000; while (Date.now() < end) {} }, 300)`)
+			time.Sleep(time.Second)
+			// "busy", or "blocked" where a loaded machine hides the
+			// renderer's CPU time: a timeout naming the main thread.
+		}, stateCase{wire.Timeout, []string{"main thread", pages.A + "/debuggermemory/foo.html"}}},
 		{"alert", func(t *testing.T, s *rawSession) {
 			s.script(t, `setTimeout(() => alert("hello there"), 10)`)
 		}, stateCase{wire.UnexpectedAlertOpen, []string{"hello there"}}},
