@@ -33,6 +33,17 @@ var (
 // testdriver.js on the server; testdriver actions come back to it through
 // the asynchronous script it waits with (as in wptrunner), so that the page
 // is idle, and no script of the runner is pending, while an action runs.
+//
+// test_driver.force_sample() is the Force Sample command, sent as soon as
+// the page asks: each call adds exactly one sample to the profilers it
+// samples (on Chromium, the most recently started one of each isolate),
+// whatever the page, testharness.js and chromedriver do meanwhile (the
+// force keeps them from sampling with it; see package forcesample). The
+// samples the browser takes by itself (at a profiler's start, at stop(),
+// every sampleInterval, at V8 deoptimizations of the page's code) are in
+// the profiles too: a test counts forced samples exactly when it counts
+// between two marks, with a sampleInterval longer than that span, as the
+// bundled js-self-profiling tests do.
 type Runner struct {
 	// WebDriver is the endpoint sessions are created at (wdext).
 	WebDriver string
@@ -222,13 +233,10 @@ func (r *Runner) load(ctx context.Context, t Test) (Result, error) {
 // WebDriver command, the others in the top document.
 func (r *Runner) perform(ctx context.Context, wd selenium.WebDriver, action, selector, keys string) error {
 	if action == "force_sample" {
-		// Let the driver finish with the page first: chromedriver tidies
-		// up after the asynchronous script that brought this action (a
-		// timer cleared, …), and a trace event of that tidying while the
-		// force is armed would be one more sample.
-		if _, err := wd.ExecuteScript("return 0", nil); err != nil {
-			return err
-		}
+		// Straight to the command, nothing before it: the force itself
+		// keeps the page from sampling anything but the forced sample
+		// (see forcesample's package doc), whatever the page, the
+		// harness or chromedriver do meanwhile.
 		c := &wdclient.Client{URL: r.WebDriver}
 		return c.ForceSample(ctx, wd.SessionID())
 	}

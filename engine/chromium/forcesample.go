@@ -2,12 +2,19 @@ package chromium
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/debugger"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/cdproto/tracing"
@@ -16,22 +23,82 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
-// sampleCategories make Blink attach a JS stack (and so take a V8 sample)
-// to the devtools.timeline events it writes; every other category stays
-// off to keep the trace, and its cost, near zero.
-var sampleCategories = []string{"devtools.timeline", "disabled-by-default-devtools.timeline.stack"}
+// sampleCategories is all a force arms. With devtools.timeline on, Blink
+// has V8 take a sample for the events that call into V8 without needing
+// a stack: FunctionCall (Blink calling a JS function: a timer, a
+// listener, a callback) and TimeStamp (console.timeStamp), and for
+// nothing else. The stack category,
+// disabled-by-default-devtools.timeline.stack, stays off: with it every
+// event that records a JS stack samples too, rendering included (Paint,
+// Layout, an EventDispatch with no listener), which a paused page still
+// does.
+var sampleCategories = []string{"devtools.timeline"}
 
-// trigger writes one stack-carrying trace event (a microtask enqueue) and
-// nothing else: setTimeout would write two (install and fire).
-var trigger = "queueMicrotask(() => {})"
+// triggerWorld names the isolated world the force's scripts run in: the
+// page's own globals (a replaced console) cannot intercept them.
+const triggerWorld = "wdext forcesample"
 
-// arm enables the sampling categories in the browser until the returned
-// disarm is called. disarm returns once tracing has fully stopped
-// (tracingComplete): only then is the category off in every renderer, so
-// that whatever the page does next (handle the reply to its own request,
-// say) samples nothing. If the flush outlasts disarm's ctx, disarm returns
-// anyway and the browser stays locked until the flush ends.
-func arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) error, err error) {
+// holdURL is the sourceURL of the script a force pauses in.
+const holdURL = "wdext-forcesample-hold"
+
+// debuggerIdle is how long an isolate's debugger stays on after a force,
+// for the next one: Debugger.enable reports every script of the isolate,
+// and the force's own scripts are among them until V8 collects them, so
+// enabling at every force would slow down force after force (measured:
+// 3 ms to 75 ms over 300 forces in a second).
+var debuggerIdle = time.Second
+
+// triggerLabel is the console.timeStamp label of the trigger run through
+// a target: the trace tells each isolate's sample apart by it.
+func triggerLabel(t target.ID) string { return "wdext forcesample " + string(t) }
+
+// ForceReport is what one force on Chromium did, read from the trace of
+// its armed window: for tests and diagnostics (ObserveForces).
+type ForceReport struct {
+	// Isolates is the number of V8 isolates sampled (one trigger each).
+	Isolates int
+	// Window is how long the browser traced: Tracing.start sent to
+	// tracingComplete received.
+	Window time.Duration
+	// Held is how long the isolates' main threads were paused.
+	Held time.Duration
+	// Samples is the number of triggers the trace shows. A paused
+	// thread's last events may be missing from the trace (they are
+	// sampled all the same), so it may be below Isolates.
+	Samples int
+	// Strays are the other sampling events the trace shows on the main
+	// threads of the sampled isolates ("FunctionCall tick
+	// http://…/page.js"): samples that were not the force's.
+	Strays []string
+	// Verified is false when the trace was not read whole (data loss, a
+	// flush that outlasted the command).
+	Verified bool
+	// Err is the force's error, if it failed.
+	Err error
+}
+
+var forceObserver atomic.Pointer[func(ForceReport)]
+
+// ObserveForces calls f with the report of every force on Chromium (of
+// every session) until stop is called. One observer at a time.
+func ObserveForces(f func(ForceReport)) (stop func()) {
+	forceObserver.Store(&f)
+	return func() { forceObserver.CompareAndSwap(&f, nil) }
+}
+
+// armed is the browser's tracing, on for a force.
+type armed struct {
+	b        *cdp.Browser
+	start    time.Time
+	complete <-chan jsonv2.Value
+	stop     func() // ends the subscriptions
+	events   chan []jsonv2.Value
+	unlock   func()
+	once     sync.Once
+}
+
+// arm enables categories in the browser until disarm.
+func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, error) {
 	unlock, err := b.LockTracing(ctx, "forcesample", false)
 	var busy *cdp.TracingBusyError
 	if errors.As(err, &busy) {
@@ -42,13 +109,26 @@ func arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 	if err != nil {
 		return nil, err
 	}
-	complete, stop := b.Subscribe(tracing.TracingComplete.Method)
+	complete, stopComplete := b.Subscribe(tracing.TracingComplete.Method)
+	data, stopData := b.Subscribe(tracing.DataCollected.Method)
+	a := &armed{b: b, start: time.Now(), complete: complete, unlock: unlock, events: make(chan []jsonv2.Value, 1)}
+	a.stop = func() { stopComplete(); stopData() }
+	go func() { // owned by the arm: ends when stop closes the subscription
+		var all []jsonv2.Value
+		for raw := range data {
+			var ev tracing.EventDataCollected
+			if jsonv2.Unmarshal(raw, &ev) == nil {
+				all = append(all, ev.Value...)
+			}
+		}
+		a.events <- all
+	}()
 	_, err = cdproto.Call(ctx, b, tracing.Start, tracing.StartParams{
 		TransferMode: tracing.StartTransferModeReportEvents,
 		TraceConfig: &tracing.TraceConfig{
 			RecordMode:          tracing.TraceConfigRecordModeRecordAsMuchAsPossible,
 			TraceBufferSizeInKb: 1024,
-			IncludedCategories:  sampleCategories,
+			IncludedCategories:  categories,
 			ExcludedCategories:  []string{"*"},
 		},
 	})
@@ -56,45 +136,104 @@ func arm(ctx context.Context, b *cdp.Browser) (disarm func(context.Context) erro
 		if ctx.Err() != nil {
 			// Cancelled while the browser may be starting to trace all
 			// the same: end it, or every later force finds tracing on.
-			go endTracing(b, complete, stop, unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+			go endTracing(b, complete, a.stop, unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
 			return nil, err
 		}
-		stop()
+		a.stop()
 		unlock()
 		return nil, tracingRefused("forcesample", err)
 	}
-	var once sync.Once
-	return func(ctx context.Context) error {
-		err := errors.New("already disarmed")
-		once.Do(func() {
-			if _, err = cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
-				// Tracing may still be on (the end timed out): the lock
-				// is held until it is off.
-				go endTracing(b, complete, stop, unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
-				return
-			}
-			select {
-			case <-complete:
-				stop()
-				unlock()
-			case <-ctx.Done():
-				// A late flush (a browser still starting processes, a
-				// loaded machine): the samples are taken, so the caller
-				// is done; the browser's tracing stays locked until the
-				// flush ends.
-				go func() { // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
-					defer unlock()
-					defer stop()
-					select {
-					case <-complete:
-					case <-b.Done():
-					case <-time.After(flushTimeout):
-					}
-				}()
-			}
-		})
-		return err
-	}, nil
+	return a, nil
+}
+
+// windowTrace is what a force's trace says of its samples.
+type windowTrace struct {
+	took     time.Duration
+	verified bool
+	// hits are the triggers seen, by label, with their thread.
+	hits map[string]thread
+	// sampling are the other events that took a sample, by thread.
+	sampling map[thread][]string
+}
+
+type thread struct{ pid, tid int64 }
+
+// disarm ends tracing and returns once it has fully stopped
+// (tracingComplete): only then is the category off in every renderer
+// (measured: a console.timeStamp evaluated right after takes no sample).
+// The trace is nil if the flush outlasts ctx: disarm returns anyway, and
+// the browser's tracing stays locked until the flush ends.
+func (a *armed) disarm(ctx context.Context) (*windowTrace, error) {
+	err := errors.New("already disarmed")
+	var tr *windowTrace
+	a.once.Do(func() {
+		if _, err = cdproto.Call(ctx, a.b, tracing.End, cdproto.Empty{}); err != nil {
+			// Tracing may still be on (the end timed out): the lock is
+			// held until it is off.
+			go endTracing(a.b, a.complete, a.stop, a.unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+			return
+		}
+		select {
+		case raw, ok := <-a.complete:
+			took := time.Since(a.start)
+			var c tracing.EventTracingComplete
+			loss := !ok || jsonv2.Unmarshal(raw, &c) != nil || c.DataLossOccurred
+			a.stop() // every dataCollected precedes tracingComplete
+			a.unlock()
+			tr = readWindow(<-a.events)
+			tr.took, tr.verified = took, !loss
+		case <-ctx.Done():
+			// A late flush (a browser still starting processes, a loaded
+			// machine): the samples are taken, so the caller is done; the
+			// browser's tracing stays locked until the flush ends.
+			go func() { // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+				defer a.unlock()
+				defer a.stop()
+				select {
+				case <-a.complete:
+				case <-a.b.Done():
+				case <-time.After(flushTimeout):
+				}
+			}()
+		}
+	})
+	return tr, err
+}
+
+// readWindow finds the triggers, and every other event that took a
+// sample (those carry a sampleTraceId), in a window's events.
+func readWindow(events []jsonv2.Value) *windowTrace {
+	tr := &windowTrace{hits: map[string]thread{}, sampling: map[thread][]string{}}
+	for _, raw := range events {
+		if !strings.Contains(string(raw), `"sampleTraceId"`) {
+			continue
+		}
+		var e struct {
+			Name string `json:"name"`
+			Pid  int64  `json:"pid"`
+			Tid  int64  `json:"tid"`
+			Args struct {
+				Data struct {
+					Message      string `json:"message"`
+					FunctionName string `json:"functionName"`
+					URL          string `json:"url"`
+					Type         string `json:"type"`
+				} `json:"data"`
+			} `json:"args"`
+		}
+		if json.Unmarshal(raw, &e) != nil {
+			continue
+		}
+		th := thread{e.Pid, e.Tid}
+		d := e.Args.Data
+		if e.Name == "TimeStamp" && strings.HasPrefix(d.Message, "wdext forcesample ") {
+			tr.hits[d.Message] = th
+			continue
+		}
+		what := strings.Join(strings.Fields(strings.Join([]string{e.Name, d.Type, d.FunctionName, d.URL}, " ")), " ")
+		tr.sampling[th] = append(tr.sampling[th], what)
+	}
+	return tr
 }
 
 // flushTimeout bounds how long a late trace flush keeps the next force
@@ -129,10 +268,30 @@ func (e *Engine) ForceSample(ctx context.Context) (err error) {
 	return e.forceSample(ctx, b)
 }
 
-// forceSample finds the isolates first, then arms: a target that does
-// not answer (busy, in a dialog) would also hold the browser's
-// Tracing.start, so it is found, and named, before tracing is asked for.
-func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
+// forcesOf is the turn of a browser's forces: one at a time, and the
+// debuggers they leave on are turned off in it too.
+func forcesOf(b *cdp.Browser) chan struct{} {
+	type key struct{}
+	v, _ := b.Values.LoadOrStore(key{}, make(chan struct{}, 1))
+	return v.(chan struct{})
+}
+
+// forceSample finds the isolates first, warms tracing up when one is
+// new, then pauses each one's main thread, arms, triggers one sample per
+// isolate, disarms and resumes (see the package doc, "Force Sample"). A
+// target that does not answer (busy, in a dialog) would also hold the
+// pause and the browser's Tracing.start, so it is found, and named,
+// before either is asked for. While an isolate is paused its pages run
+// no task, so nothing but the trigger calls into V8 there while tracing
+// is on.
+func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) (err error) {
+	turn := forcesOf(b)
+	select {
+	case turn <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the session's previous force: %w", ctx.Err())
+	}
+	defer func() { <-turn }()
 	targets, err := b.Targets(ctx, "page", "iframe")
 	if err != nil {
 		return err
@@ -143,26 +302,101 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
 	if err != nil {
 		return err
 	}
-	disarm, err := e.armChecked(ctx, b, targets)
+	if err := e.warmUp(ctx, b, targets, isolates); err != nil {
+		return err
+	}
+	rep := ForceReport{Isolates: len(isolates)}
+	held := time.Now()
+	holds, err := e.holdAll(ctx, b, isolates)
+	defer func() {
+		// Always resume, even after a failure or cancellation: a page
+		// left paused would never run again.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		releaseAll(rctx, b, holds)
+		rep.Held, rep.Err = time.Since(held), err
+		if f := forceObserver.Load(); f != nil {
+			(*f)(rep)
+		}
+	}()
 	if err != nil {
 		return err
 	}
-	errs := make([]error, len(isolates))
+	tr, err := e.sampleOnce(ctx, b, targets, holds)
+	if err != nil || tr == nil {
+		return err
+	}
+	rep.Window, rep.Verified = tr.took, tr.verified
+	for _, h := range holds {
+		if th, ok := tr.hits[h.label]; ok {
+			rep.Samples++
+			rep.Strays = append(rep.Strays, tr.sampling[th]...)
+		}
+	}
+	sort.Strings(rep.Strays)
+	return nil
+}
+
+// warmCategories are what a warm-up traces: a category no event has.
+var warmCategories = []string{"wdext.warm-up"}
+
+// warmUp traces once, sampling nothing, before a force pauses an isolate
+// it has not traced yet. Measured: a renderer's first Tracing.start
+// needs its main thread, so with the renderer just created (the page of a
+// new site) and paused, Tracing.start did not complete in 10 of 40
+// fresh pages (0 of 40 after a warm-up); the isolates a force has seen
+// traced once are not held up again.
+func (e *Engine) warmUp(ctx context.Context, b *cdp.Browser, targets []*target.Info, isolates []isolate) error {
+	type key struct{}
+	v, _ := b.Values.LoadOrStore(key{}, &map[string]bool{})
+	warm := v.(*map[string]bool) // changed in the browser's force turn only
+	cold := false
+	ids := make(map[string]bool, len(isolates))
+	for _, is := range isolates {
+		ids[is.id] = true
+		cold = cold || !(*warm)[is.id]
+	}
+	if !cold {
+		return nil
+	}
+	a, err := e.armChecked(ctx, b, targets, warmCategories)
+	if err != nil {
+		return err
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := a.disarm(dctx); err != nil {
+		return err
+	}
+	*warm = ids
+	return nil
+}
+
+// sampleOnce arms, triggers one sample in each isolate held, and
+// disarms: the trace of the window says which triggers it saw.
+func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*target.Info, holds []*hold) (*windowTrace, error) {
+	a, err := e.armChecked(ctx, b, targets, sampleCategories)
+	if err != nil {
+		return nil, err
+	}
+	errs := make([]error, len(holds))
 	var wg sync.WaitGroup
-	for i, is := range isolates {
+	for i, h := range holds {
 		wg.Add(1)
 		go func() { // owned here: waited for below
 			defer wg.Done()
-			w := e.watch(ctx, b, is.session, is.info)
+			w := e.watch(ctx, b, h.is.session, h.is.info)
 			defer w.stop()
-			err := w.quick(func(ctx context.Context) error { return evaluate(ctx, is.session, trigger) })
+			err := w.quick(func(ctx context.Context) error {
+				return evaluateIn(ctx, h.is.session, h.world, "console.timeStamp("+jsString(h.label)+")")
+			})
 			switch k := stateOf(err); {
 			case k == stateCrashed || k == stateGone:
 				// Gone since it was found: no profilers left to sample.
 			case err != nil:
 				errs[i] = err
 				if !keepSession(err) {
-					b.Forget(is.target)
+					b.Forget(h.is.target)
 				}
 			}
 		}()
@@ -172,32 +406,36 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
 	// on would pollute every profile in the browser.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := disarm(dctx); err != nil {
-		return err
+	tr, err := a.disarm(dctx)
+	if err != nil {
+		return nil, err
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return tr, nil
 }
 
 // armChecked arms, and when Tracing.start is late (probeTimeout: it
 // takes milliseconds), checks the targets again: one that stopped
 // answering since they were found holds it, and its state is the answer.
-func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*target.Info) (func(context.Context) error, error) {
-	type armed struct {
-		disarm func(context.Context) error
-		err    error
+func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*target.Info, categories []string) (*armed, error) {
+	type result struct {
+		a   *armed
+		err error
 	}
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make(chan armed, 1)
+	done := make(chan result, 1)
 	go func() { // owned here: waited for on every path below
-		d, err := arm(actx, b)
-		done <- armed{d, err}
+		a, err := arm(actx, b, categories)
+		done <- result{a, err}
 	}()
 	late := time.NewTimer(probeTimeout)
 	defer late.Stop()
 	select {
 	case r := <-done:
-		return r.disarm, r.err
+		return r.a, r.err
 	case <-late.C:
 	}
 	if _, err := e.isolateSessions(ctx, b, targets); err != nil && stateOf(err) != 0 {
@@ -205,7 +443,7 @@ func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*targ
 		if r := <-done; r.err == nil {
 			dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer dcancel()
-			r.disarm(dctx)
+			r.a.disarm(dctx)
 		}
 		return nil, err
 	}
@@ -213,10 +451,244 @@ func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*targ
 	if r.err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("the browser did not start tracing (every page and frame answered, but a renderer starting or going away may hold it): %w", r.err)
 	}
-	return r.disarm, r.err
+	return r.a, r.err
+}
+
+// hold is one isolate whose main thread a force keeps paused: in the V8
+// debugger's pause, the renderer runs the DevTools commands sent to it
+// and none of the page's tasks (timers, events, message handlers,
+// animation frame callbacks), in any page of the process.
+type hold struct {
+	is    isolate
+	label string
+	world runtime.ExecutionContextID // the force's isolated world
+	dbg   *sessionDebugger
+	// held: the isolate is paused, by the force when ours, else by
+	// another debugger (and it stays so).
+	held, ours bool
+	// resumed delivers the answer of the script paused in, once the
+	// isolate is resumed.
+	resumed chan error
+}
+
+// sessionDebugger is the state of the debugger a force turns on through
+// a session, kept with the session (cdp.Session.Values) and changed in
+// the browser's force turn only.
+type sessionDebugger struct {
+	enabled bool
+	// forces counts the forces that left the debugger on: the timer of
+	// the last one turns it off (disableIdle).
+	forces atomic.Uint64
+	// releasing is closed when a release left under way is done (nil:
+	// none): the next force on the session waits for it.
+	releasing chan struct{}
+}
+
+func debuggerOf(s *cdp.Session) *sessionDebugger {
+	type key struct{}
+	v, _ := s.Values.LoadOrStore(key{}, &sessionDebugger{})
+	return v.(*sessionDebugger)
+}
+
+// holdAll pauses every isolate, all at once. Those it paused are in the
+// result even when it fails, for releaseAll.
+func (e *Engine) holdAll(ctx context.Context, b *cdp.Browser, isolates []isolate) ([]*hold, error) {
+	holds := make([]*hold, len(isolates))
+	errs := make([]error, len(isolates))
+	var wg sync.WaitGroup
+	for i, is := range isolates {
+		holds[i] = &hold{is: is, label: triggerLabel(is.target), dbg: debuggerOf(is.session)}
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			errs[i] = e.pause(ctx, b, holds[i])
+		}()
+	}
+	wg.Wait()
+	var out []*hold
+	var failed []error
+	for i, h := range holds {
+		switch k := stateOf(errs[i]); {
+		case errs[i] == nil:
+			out = append(out, h)
+		case k == stateCrashed || k == stateGone:
+			// Gone since it was found: no profilers left to sample.
+		default:
+			out = append(out, h) // its debugger may be on, or it may pause yet
+			failed = append(failed, errs[i])
+			if !keepSession(errs[i]) {
+				b.Forget(h.is.target)
+			}
+		}
+	}
+	return out, errors.Join(failed...)
+}
+
+// pause makes the isolate's main thread enter the V8 debugger's pause,
+// in a debugger statement of the force's own (a pause requested with
+// Debugger.pause lands in whatever script runs next, often the page's;
+// breaking into optimized code deoptimizes it, and V8's profiler samples
+// every deoptimization). The script answers only once the isolate is
+// resumed (release).
+func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) error {
+	s, d := h.is.session, h.dbg
+	w := e.watch(ctx, b, s, h.is.info)
+	defer w.stop()
+	if d.releasing != nil {
+		// A previous force's release of this isolate is under way.
+		if err := w.quick(func(ctx context.Context) error {
+			select {
+			case <-d.releasing:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	if err := w.quick(func(ctx context.Context) error {
+		res, err := cdproto.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+			FrameID: cdproto.FrameID(h.is.target), WorldName: triggerWorld,
+		})
+		h.world = res.ExecutionContextID
+		return err
+	}); err != nil {
+		return err
+	}
+	paused, stop := s.Subscribe(debugger.Paused.Method)
+	defer stop()
+	if !d.enabled {
+		d.enabled = true
+		if err := w.quick(func(ctx context.Context) error {
+			_, err := cdproto.Call(ctx, s, debugger.Enable, debugger.EnableParams{})
+			return err
+		}); err != nil {
+			return err
+		}
+		// The debugger reports a pause already under way (another
+		// client's breakpoint) as it is enabled: the page runs no task
+		// then either.
+		select {
+		case <-paused:
+			h.held = true
+			return nil
+		default:
+		}
+	}
+	// Pauses are skipped between forces (the page's own debugger
+	// statements, exceptions): not during one.
+	if err := w.quick(func(ctx context.Context) error {
+		_, err := cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: false})
+		return err
+	}); err != nil {
+		return err
+	}
+	h.resumed = make(chan error, 1)
+	h.ours = true
+	go func() { // owned by the hold: answers once release resumes the isolate (or the target goes)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+		defer cancel()
+		h.resumed <- evaluateIn(ctx, s, h.world, "debugger\n//# sourceURL="+holdURL)
+	}()
+	timer := time.NewTimer(probeTimeout)
+	defer timer.Stop()
+	select {
+	case <-paused:
+		h.held = true
+		return nil
+	case err := <-h.resumed:
+		h.ours = false
+		if err == nil {
+			err = errors.New("its debugger statement did not pause (is another debugger holding it?)")
+		}
+		if f := w.fateErr(); f != nil {
+			return f
+		}
+		return fmt.Errorf("the %s did not pause in the debugger: %w", w.what(), err)
+	case <-timer.C:
+		return w.diagnose()
+	case <-w.ctx.Done():
+		if f := w.fateErr(); f != nil {
+			return f
+		}
+		return w.ctx.Err()
+	}
+}
+
+// releaseAll resumes the isolates paused, skips pauses again and leaves
+// their debugger on for debuggerIdle. It waits for the isolates it held
+// (which answer at once), not for those it could not pause (a busy page
+// answers only once it is free), whose debugger it turns off.
+func releaseAll(ctx context.Context, b *cdp.Browser, holds []*hold) {
+	var wg sync.WaitGroup
+	for _, h := range holds {
+		s, d := h.is.session, h.dbg
+		if !h.held {
+			if d.enabled {
+				d.enabled = false
+				d.releasing = make(chan struct{})
+				go release(s, h, d.releasing) // owned by the hold: ends once the target answers, goes, or flushTimeout passes
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			if h.ours {
+				if _, err := cdproto.Call(ctx, s, debugger.Resume, debugger.ResumeParams{}); err == nil {
+					select {
+					case <-h.resumed:
+					case <-ctx.Done():
+					}
+				}
+			}
+			_, _ = cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
+		}()
+		if d.enabled {
+			n := d.forces.Add(1)
+			time.AfterFunc(debuggerIdle, func() { disableIdle(b, s, d, n) })
+		}
+	}
+	wg.Wait()
+}
+
+// release resumes an isolate the force could not pause in time (it may
+// pause yet) and turns its debugger off, whenever it answers.
+func release(s *cdp.Session, h *hold, done chan struct{}) {
+	defer close(done)
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	if h.ours {
+		_, _ = cdproto.Call(ctx, s, debugger.Resume, debugger.ResumeParams{})
+	}
+	_, _ = cdproto.Call(ctx, s, debugger.Disable, cdproto.Empty{})
+}
+
+// disableIdle turns off a debugger that no force used for debuggerIdle
+// since the n-th.
+func disableIdle(b *cdp.Browser, s *cdp.Session, d *sessionDebugger, n uint64) {
+	if d.forces.Load() != n {
+		return // a later force set a later timer
+	}
+	turn := forcesOf(b)
+	select {
+	case turn <- struct{}{}:
+	case <-b.Done():
+		return
+	}
+	defer func() { <-turn }()
+	if !d.enabled || d.forces.Load() != n {
+		return // off already, or a later force set a later timer
+	}
+	d.enabled = false
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = cdproto.Call(ctx, s, debugger.Disable, cdproto.Empty{})
 }
 
 type isolate struct {
+	id      string // Runtime.getIsolateId's
 	target  target.ID
 	info    *target.Info
 	session *cdp.Session
@@ -231,7 +703,6 @@ type isolate struct {
 func (e *Engine) isolateSessions(ctx context.Context, b *cdp.Browser, targets []*target.Info) ([]isolate, error) {
 	type found struct {
 		isolate
-		id  string
 		err error
 	}
 	res := make([]found, len(targets))
@@ -260,7 +731,7 @@ func (e *Engine) isolateSessions(ctx context.Context, b *cdp.Browser, targets []
 				res[i].err = err
 				return
 			}
-			res[i] = found{isolate: isolate{t.TargetID, t, s}, id: id}
+			res[i] = found{isolate: isolate{id, t.TargetID, t, s}}
 		}()
 	}
 	wg.Wait()
@@ -273,8 +744,8 @@ func (e *Engine) isolateSessions(ctx context.Context, b *cdp.Browser, targets []
 	for i, f := range res {
 		switch k := stateOf(f.err); {
 		case f.err == nil:
-			if !seen[f.id] {
-				seen[f.id] = true
+			if !seen[f.isolate.id] {
+				seen[f.isolate.id] = true
 				out = append(out, f.isolate)
 			}
 		case k == stateCrashed:
@@ -294,8 +765,9 @@ func (e *Engine) isolateSessions(ctx context.Context, b *cdp.Browser, targets []
 	return out, nil
 }
 
-func evaluate(ctx context.Context, s *cdp.Session, expr string) error {
-	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr})
+// evaluateIn evaluates expr in an execution context.
+func evaluateIn(ctx context.Context, s *cdp.Session, world runtime.ExecutionContextID, expr string) error {
+	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: world})
 	if err != nil {
 		return err
 	}
@@ -303,6 +775,12 @@ func evaluate(ctx context.Context, s *cdp.Session, expr string) error {
 		return fmt.Errorf("evaluating %q: %s", expr, res.ExceptionDetails.Text)
 	}
 	return nil
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
 }
 
 // tracingRefused is the error of a Tracing.start the browser refused: as

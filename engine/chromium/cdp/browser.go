@@ -25,6 +25,10 @@ type Browser struct {
 	// Chromium runs one tracing session at a time: tracer is its one
 	// owner on this connection.
 	tracer tracer
+
+	// Values is state that users of the connection keep with it, gone
+	// with it.
+	Values sync.Map
 }
 
 // NewBrowser wraps a connection.

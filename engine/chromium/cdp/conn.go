@@ -285,6 +285,9 @@ func (c *Conn) Session(id string) *Session { return &Session{conn: c, ID: id} }
 type Session struct {
 	conn *Conn
 	ID   string
+	// Values is state that users of the session keep with it (what they
+	// enabled or compiled in the target through it), gone with it.
+	Values sync.Map
 }
 
 // Call runs a command in the target.
