@@ -71,8 +71,9 @@ func TestBundledProfilingLoop(t *testing.T) {
 		for _, s := range r.Strays {
 			t.Logf("stray sample in a force's window: %s", s)
 		}
-		if r.Err != nil || r.Held > time.Second || !r.Verified {
-			t.Logf("force %d: held %v, window %v, verified %v, samples %d of %d: %v", forces, r.Held, r.Window, r.Verified, r.Samples, r.Isolates, r.Err)
+		if r.Err != nil || r.Took > time.Second || !r.Verified {
+			t.Logf("force %d: took %v (finding isolates %v, warm-up %v, held %v, window %v), verified %v, samples %d of %d: %v",
+				forces, r.Took, r.Found, r.Warm, r.Held, r.Window, r.Verified, r.Samples, r.Isolates, r.Err)
 		}
 	})
 	defer stop()

@@ -57,6 +57,11 @@ func triggerLabel(t target.ID) string { return "wdext forcesample " + string(t) 
 type ForceReport struct {
 	// Isolates is the number of V8 isolates sampled (one trigger each).
 	Isolates int
+	// Took is the whole force: Found, then Warm, then Held.
+	Took time.Duration
+	// Found is how long finding the isolates took, Warm the warm-up trace
+	// (next to nothing when none was needed).
+	Found, Warm time.Duration
 	// Window is how long the browser traced: Tracing.start sent to
 	// tracingComplete received.
 	Window time.Duration
@@ -292,20 +297,32 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) (err error) {
 		return fmt.Errorf("waiting for the session's previous force: %w", ctx.Err())
 	}
 	defer func() { <-turn }()
+	began := time.Now()
+	rep := ForceReport{}
+	report := func(err error) error {
+		rep.Took, rep.Err = time.Since(began), err
+		if f := forceObserver.Load(); f != nil {
+			(*f)(rep)
+		}
+		return err
+	}
 	targets, err := b.Targets(ctx, "page", "iframe")
 	if err != nil {
-		return err
+		return report(err)
 	}
 	// One trigger per isolate: a second one in the same isolate (a
 	// same-process window, say) would sample its profilers twice.
 	isolates, err := e.isolateSessions(ctx, b, targets)
+	rep.Found, rep.Isolates = time.Since(began), len(isolates)
 	if err != nil {
-		return err
+		return report(err)
 	}
+	warm := time.Now()
 	if err := e.warmUp(ctx, b, targets, isolates); err != nil {
-		return err
+		rep.Warm = time.Since(warm)
+		return report(err)
 	}
-	rep := ForceReport{Isolates: len(isolates)}
+	rep.Warm = time.Since(warm)
 	held := time.Now()
 	holds, err := e.holdAll(ctx, b, isolates)
 	defer func() {
@@ -314,10 +331,8 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) (err error) {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		releaseAll(rctx, b, holds)
-		rep.Held, rep.Err = time.Since(held), err
-		if f := forceObserver.Load(); f != nil {
-			(*f)(rep)
-		}
+		rep.Held = time.Since(held)
+		report(err)
 	}()
 	if err != nil {
 		return err
