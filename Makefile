@@ -15,8 +15,8 @@ deps:
 
 run: deps
 	mkdir -p out
-	$(GO) run ./cmd/wdext wpt --expected testdata/wpt/expectations.json \
-		--report out/wptreport.json --junit out/junit.xml testdata/wpt
+	$(GO) run ./cmd/wdext wpt testdata/wpt \
+		--report out/wptreport.json --junit out/junit.xml
 
 serve: deps
 	$(GO) run ./cmd/wdext serve --port 4444

@@ -58,7 +58,7 @@ func forceEverywhere(t *testing.T, env *e2e.WebKitEnv, pages *e2e.Pages, force s
 	c := e2e.NewRawSession(t, env.URL, map[string]any{})
 
 	c.Call("POST", "/url", map[string]any{"url": pages.A + "/forcesample/top.html?cross=" + pages.B + "&nested=" + pages.C}, nil)
-	wkAwait(c, `await window.framesLoaded; window.second = new Profiler({sampleInterval: 10, maxBufferSize: 100});`)
+	wkAwait(c, `await window.framesLoaded; window.second = new Profiler({sampleInterval: 10000, maxBufferSize: 100});`)
 	var first string
 	c.Call("GET", "/window", nil, &first)
 	// WebKitGTK blocks window.open from scripts: New Window instead.

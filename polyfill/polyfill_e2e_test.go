@@ -36,6 +36,10 @@ func install(c *e2e.RawSession, page string) {
 	}, nil)
 }
 
+// prelude is the start of every check's script. The checks' profilers
+// sample every 10 s: on WebKitGTK the engine adds periodic samples (one
+// per sampleInterval while JavaScript runs), and the checks count forced
+// samples only.
 const prelude = `const done = arguments[arguments.length - 1];
 const force = () => globalThis[Symbol.for("wdext.profiler.forceSample")]();
 const fail = (e) => done({error: String(e && e.name) + ": " + String(e && e.message)});
@@ -77,7 +81,7 @@ func TestStopTwiceAndForcedSamples(t *testing.T) {
 		install(c, page)
 		var got map[string]any
 		c.Async(prelude+`
-const p = new Profiler({sampleInterval: 10, maxBufferSize: 100});
+const p = new Profiler({sampleInterval: 10000, maxBufferSize: 100});
 const r = {};
 r.before = force();
 force(); force();
@@ -109,8 +113,8 @@ func TestBufferFullAndConcurrent(t *testing.T) {
 		install(c, page)
 		var got map[string]any
 		c.Async(prelude+`
-const small = new Profiler({sampleInterval: 10, maxBufferSize: 2});
-const big = new Profiler({sampleInterval: 10, maxBufferSize: 100});
+const small = new Profiler({sampleInterval: 10000, maxBufferSize: 2});
+const big = new Profiler({sampleInterval: 10000, maxBufferSize: 100});
 let full = 0;
 small.addEventListener("samplebufferfull", (e) => { full++; });
 const counts = [];
@@ -140,7 +144,7 @@ func TestStackAndDedup(t *testing.T) {
 		install(c, page)
 		var got map[string]any
 		c.Async(prelude+`
-const p = new Profiler({sampleInterval: 10, maxBufferSize: 100});
+const p = new Profiler({sampleInterval: 10000, maxBufferSize: 100});
 outer(); outer(); inner();
 p.stop().then((trace) => done(trace), fail);`, &got)
 		res := got["resources"].([]any)

@@ -1,7 +1,8 @@
 // wdext's Profiler polyfill: the JS Self-Profiling API's Profiler
 // interface (https://wicg.github.io/js-self-profiling/) for engines that
-// lack it. It never samples by itself: samples come only from forced
-// samples, so traces are deterministic by construction.
+// lack it, in windows and dedicated workers. It never samples by itself:
+// samples come from forced samples and, where wdext's engine provides
+// them, from the engine's own sampling profiler (periodic samples).
 //
 //   globalThis[Symbol.for("wdext.profiler.forceSample")]()
 //     adds one sample without a stack to every started profiler of this
@@ -13,7 +14,23 @@
 //   globalThis[Symbol.for("wdext.profiler.skipNextForce")]()
 //     makes the next forceSample() in this realm a no-op: testdriver's
 //     force_sample() samples its own realm here, with the caller's stack,
-//     and then asks for the session-wide force for every other realm.
+//     and then asks for the session-wide force for every other realm;
+//   globalThis[Symbol.for("wdext.profiler.setPolicy")](allowed)
+//     tells the realm whether its document's Document-Policy allows
+//     js-profiling (the first call wins; until then it is not known and
+//     the constructor allows it);
+//   globalThis[Symbol.for("wdext.profiler.enableSampler")]()
+//     says that the engine samples this realm's agent periodically:
+//     stop() then asks it for the samples (a console.debug message
+//     "wdext.profiler.stop" with a token) and resolves once
+//     ...deliver(tokens, batch) has brought them, or after 5 s;
+//   globalThis[Symbol.for("wdext.profiler.deliver")](tokens, batch)
+//     gives the realm's live profilers the engine's samples: batch is
+//     {frames: [{name, url, line, column}], samples: [[epochMs, [frame
+//     indexes, outermost first]]]}, times as performance.timeOrigin +
+//     performance.now(); each profiler keeps those from its own lifetime,
+//     one per sampleInterval at most, with only its realm's frames (and
+//     those of builtins its realm's code calls).
 //
 // The script is an expression of one argument, the global name to install
 // the interface under ("Profiler"). Installing twice in a realm does
@@ -24,10 +41,21 @@
   const FORCE = Symbol.for("wdext.profiler.forceSample");
   const FORCE_HERE = Symbol.for("wdext.profiler.forceSampleHere");
   if (typeof g[FORCE] === "function") return;
-  if (typeof Window !== "function" || !(g instanceof Window)) return; // [Exposed=Window]
+  // [Exposed=(Window,DedicatedWorker)]
+  const isWindow = typeof Window === "function" && g instanceof Window;
+  const isWorker = typeof DedicatedWorkerGlobalScope === "function" && g instanceof DedicatedWorkerGlobalScope;
+  if (!isWindow && !isWorker) return;
 
   const now = () => performance.now();
+  const origin = performance.timeOrigin;
   const started = new Set(); // the started profilers of this realm
+  const live = new Set(); // started, or stopped and waiting for the engine's samples
+  let policy; // js-profiling allowed by the document's policy; undefined: not known
+  let sampler = false; // the engine delivers periodic samples
+  const pending = new Map(); // stop tokens waiting for the engine's samples
+  const realmToken = Math.random().toString(36).slice(2) + "-" + Math.floor(origin);
+  let nextToken = 0;
+  const debug = g.console && typeof g.console.debug === "function" ? g.console.debug.bind(g.console) : undefined;
 
   // WebIDL conversions.
   function toDouble(v, what) {
@@ -54,7 +82,7 @@
     return id;
   }
 
-  let take;
+  let take, offer;
   class Profiler extends EventTarget {
     #interval;
     #limit;
@@ -62,6 +90,12 @@
     #trace = { resources: [], frames: [], stacks: [], samples: [] };
     #keys = { resources: new Map(), frames: new Map(), stacks: new Map() };
     #fullQueued = false;
+    #start = origin + now(); // lifetime, as epoch ms, for periodic samples
+    #end = Infinity;
+    #periodic = []; // [timestamp, frames] from the engine
+    // The periodic samples' grid starts at construction (where Chromium
+    // takes its first sample): the first one comes a sampleInterval later.
+    #lastPeriodic = this.#start - origin;
 
     constructor(options) {
       super();
@@ -79,11 +113,15 @@
       const interval = toDouble(sampleInterval, "sampleInterval");
       // The constructor steps.
       if (interval < 0) throw new RangeError(`Failed to construct '${interfaceName}': sampleInterval must be non-negative.`);
+      if (policy === false) {
+        throw new DOMException(`Failed to construct '${interfaceName}': JS profiling is disabled by Document Policy.`, "NotAllowedError");
+      }
       // The sample interval is kept as asked: this profiler never samples
       // on a timer, so there is nothing to round to.
       this.#interval = interval;
       this.#limit = limit;
       started.add(this);
+      live.add(this);
     }
 
     get sampleInterval() {
@@ -103,15 +141,66 @@
       }
       this.#state = "stopped";
       started.delete(this);
+      this.#end = origin + now();
+      if (!sampler || !debug) return Promise.resolve(this.#finish());
+      // Ask the engine for the periodic samples taken so far.
+      const token = realmToken + ":" + nextToken++;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          pending.delete(token);
+          resolve(this.#finish());
+        }, 5000);
+        pending.set(token, () => {
+          clearTimeout(timer);
+          resolve(this.#finish());
+        });
+        debug("wdext.profiler.stop", token);
+      });
+    }
+
+    // The trace: forced and periodic samples merged by time, up to the
+    // buffer's size.
+    #finish() {
+      live.delete(this);
       const t = this.#trace;
       this.#trace = null;
-      return Promise.resolve(t);
+      if (this.#periodic.length > 0) {
+        this.#trace = t;
+        const periodic = this.#periodic.map(([timestamp, frames]) => {
+          const s = { timestamp };
+          const id = this.#stackID(frames);
+          if (id !== undefined) s.stackId = id;
+          return s;
+        });
+        this.#trace = null;
+        const merged = [];
+        let i = 0, j = 0;
+        while (i < t.samples.length || j < periodic.length) {
+          if (j >= periodic.length || (i < t.samples.length && t.samples[i].timestamp <= periodic[j].timestamp)) merged.push(t.samples[i++]);
+          else merged.push(periodic[j++]);
+        }
+        t.samples = merged.slice(0, this.#limit);
+      }
+      return t;
     }
 
     // take a sample: stack is a list of frames, outermost first, or
     // undefined for a sample without a stack.
     static {
       take = (p, timestamp, stack) => p.#take(timestamp, stack);
+      offer = (p, epoch, frames) => p.#offer(epoch, frames);
+    }
+
+    // offer keeps a periodic sample of the engine's (epoch ms, frames
+    // outermost first) taken in this profiler's lifetime, one per sample
+    // interval at most.
+    #offer(epoch, frames) {
+      if (epoch < this.#start || epoch > this.#end) return;
+      const timestamp = epoch - origin;
+      if (timestamp < this.#lastPeriodic + this.#interval) return;
+      if (this.#periodic.length + (this.#trace ? this.#trace.samples.length : 0) >= this.#limit) return;
+      this.#lastPeriodic = timestamp;
+      this.#periodic.push([timestamp, frames]);
     }
 
     #take(timestamp, stack) {
@@ -193,15 +282,63 @@
     let frames = String(text).split("\n").map(parseLine).filter((f) => f !== undefined);
     const own = frames.findIndex((f) => f.name === "wdextForceSampleHere" || f.name.endsWith(".wdextForceSampleHere"));
     if (own >= 0) frames = frames.slice(own + 1);
-    frames = frames.filter((f) => {
-      if (f.url === undefined) return f.name !== "";
-      try {
-        return new URL(f.url).origin === g.location.origin;
-      } catch (e) {
-        return false;
+    return frames.filter(ownFrame).reverse();
+  }
+
+  // ownFrame: a frame of a script of this realm's origin, or a named
+  // frame without a script (a builtin).
+  function ownFrame(f) {
+    if (f.url === undefined) return f.name !== "";
+    try {
+      return new URL(f.url).origin === g.location.origin;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  // deliver gives the engine's periodic samples to the live profilers and
+  // completes the stops waiting for them.
+  function deliver(tokens, batch) {
+    if (batch && Array.isArray(batch.samples) && live.size > 0) {
+      // Each frame: this realm's script, another's, or a builtin (no
+      // script), kept only when called from this realm's code (the
+      // nearest script frame outside it is ours): the spec's realm check.
+      const frames = (batch.frames || []).map((f) => {
+        const frame = { name: String(f.name ?? "") };
+        if (typeof f.url === "string" && f.url !== "") {
+          frame.url = f.url;
+          if (f.line > 0) frame.line = f.line;
+          if (f.column > 0) frame.column = f.column;
+          return { frame, own: ownFrame(frame) };
+        }
+        return { frame, builtin: frame.name !== "" };
+      });
+      for (const [epoch, ids] of batch.samples) {
+        const stack = [];
+        let inOwn = false;
+        for (const i of ids) {
+          const f = frames[i];
+          if (!f) continue;
+          if (f.builtin) {
+            if (inOwn) stack.push(f.frame);
+          } else {
+            inOwn = f.own;
+            if (f.own) stack.push(f.frame);
+          }
+        }
+        for (const p of live) offer(p, epoch, stack);
       }
-    });
-    return frames.reverse();
+    }
+    let n = 0;
+    for (const token of tokens || []) {
+      const done = pending.get(token);
+      if (done) {
+        pending.delete(token);
+        done();
+        n++;
+      }
+    }
+    return n;
   }
 
   let skipNext = false;
@@ -242,4 +379,12 @@
     enumerable: false,
   });
   Object.defineProperty(g, Symbol.for("wdext.profiler.parseStack"), { value: parseStack, configurable: true });
+  Object.defineProperty(g, Symbol.for("wdext.profiler.setPolicy"), {
+    value: (allowed) => {
+      if (policy === undefined) policy = Boolean(allowed);
+      return policy;
+    },
+  });
+  Object.defineProperty(g, Symbol.for("wdext.profiler.enableSampler"), { value: () => void (sampler = true) });
+  Object.defineProperty(g, Symbol.for("wdext.profiler.deliver"), { value: deliver });
 })

@@ -5,4 +5,8 @@
 // keep (the session's engine, command state) that must be closed when the
 // session ends. It knows no engine: an engine is one such resource
 // (package engine).
+//
+// The registry also keeps wdext's session limit (wdext serve
+// --max-sessions): Reserve holds a slot for a session while it is being
+// created, so that concurrent New Session requests never exceed it.
 package session

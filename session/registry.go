@@ -199,6 +199,10 @@ type Registry struct {
 	// client that comes back learns why its session is gone.
 	ended     map[string]string
 	endedFIFO []string
+	// limit is the most sessions live and being created at once (0: no
+	// limit); creating counts those Reserve let through that are not yet
+	// live (or failed).
+	limit, creating int
 }
 
 // maxEnded is how many ended sessions the registry remembers.
@@ -207,6 +211,44 @@ const maxEnded = 1024
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
 	return &Registry{sessions: make(map[string]*Session)}
+}
+
+// SetLimit sets the most sessions live and being created at once
+// (wdext serve --max-sessions); 0 is no limit.
+func (r *Registry) SetLimit(n int) {
+	r.mu.Lock()
+	r.limit = max(n, 0)
+	r.mu.Unlock()
+}
+
+// Reserve takes a slot for a session about to be created: ok is false when
+// the live sessions and those being created already number the limit.
+// release gives the slot back; call it once, when the session is in the
+// registry (Add) or was not created. Until then it counts as live.
+func (r *Registry) Reserve() (release func(), ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.limit > 0 && len(r.sessions)+r.creating >= r.limit {
+		return nil, false
+	}
+	r.creating++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.creating--
+			r.mu.Unlock()
+		})
+	}, true
+}
+
+// Capacity says how many sessions are live or being created (used) and
+// the limit (0: none): the registry is full when limit > 0 and used >=
+// limit.
+func (r *Registry) Capacity() (used, limit int) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.sessions) + r.creating, r.limit
 }
 
 // Add records s, replacing any session with the same id.

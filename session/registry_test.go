@@ -296,3 +296,30 @@ func TestWhyIsBounded(t *testing.T) {
 	_, ok = r.Why("1999")
 	assert.Assert(t, ok)
 }
+
+func TestReserveLimit(t *testing.T) {
+	r := session.NewRegistry()
+	rel, ok := r.Reserve()
+	assert.Assert(t, ok, "no limit")
+	rel()
+	r.SetLimit(2)
+	a, ok := r.Reserve()
+	assert.Assert(t, ok)
+	r.Add(session.New("a", nil))
+	a()
+	a() // twice is once
+	b, ok := r.Reserve()
+	assert.Assert(t, ok)
+	used, limit := r.Capacity()
+	assert.Equal(t, used, 2)
+	assert.Equal(t, limit, 2)
+	_, ok = r.Reserve()
+	assert.Assert(t, !ok, "full: one live, one being created")
+	b() // not created
+	c, ok := r.Reserve()
+	assert.Assert(t, ok)
+	c()
+	r.Remove("a")
+	used, _ = r.Capacity()
+	assert.Equal(t, used, 0)
+}

@@ -38,6 +38,11 @@ type Config struct {
 	// its own (one that does, with Within, replaces it); 0 means
 	// DefaultCommandTimeout.
 	CommandTimeout time.Duration
+	// MaxSessions, if positive, is the most sessions live (and being
+	// created) at once: New Session beyond it is "session not created",
+	// and /status says ready false while the server is full (wdext serve
+	// --max-sessions).
+	MaxSessions int
 }
 
 // SessionDefaults add to a decoded new-session request, in place, what
@@ -93,6 +98,9 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.CommandTimeout == 0 {
 		cfg.CommandTimeout = DefaultCommandTimeout
+	}
+	if cfg.MaxSessions > 0 {
+		cfg.Sessions.SetLimit(cfg.MaxSessions)
 	}
 	s := &Server{
 		cfg:    cfg,
@@ -463,6 +471,14 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, err)
 		return
 	}
+	// A slot for the session, held until it is in the registry (or was
+	// not created).
+	release, ok := s.cfg.Sessions.Reserve()
+	if !ok {
+		WriteError(w, Errorf(SessionNotCreated, "%s: delete a session, or create it on another node", s.fullMessage()))
+		return
+	}
+	defer release()
 	if s.cfg.Defaults != nil && s.cfg.Upstream.Managed() {
 		s.cfg.Defaults.Apply(req)
 		body, _ = json.Marshal(req)
@@ -622,7 +638,8 @@ func newSessionReply(reply []byte) (id string, caps map[string]any) {
 	return w3c.SessionID, w3c.Capabilities
 }
 
-// status answers GET /status in the W3C shape; ready follows the driver.
+// status answers GET /status in the W3C shape; ready follows the driver,
+// and is false while the server is full (Config.MaxSessions).
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
@@ -630,7 +647,16 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	if rd, ok := s.cfg.Upstream.(interface{ Ready(context.Context) bool }); ok && !rd.Ready(ctx) {
 		ready, msg = false, "driver not ready"
 	}
+	if used, limit := s.cfg.Sessions.Capacity(); ready && limit > 0 && used >= limit {
+		ready, msg = false, s.fullMessage()
+	}
 	WriteValue(w, map[string]any{"ready": ready, "message": msg})
+}
+
+// fullMessage says that the server holds as many sessions as it may.
+func (s *Server) fullMessage() string {
+	used, limit := s.cfg.Sessions.Capacity()
+	return fmt.Sprintf("wdext is full: %d sessions live or being created, its limit is %d (--max-sessions)", used, limit)
 }
 
 // DeleteSession ends a session upstream and forgets it (used on shutdown

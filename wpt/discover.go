@@ -49,7 +49,8 @@ func (t Test) Timeout(multiplier float64) time.Duration {
 // test URLs (like "dir/a.any.worker.html") relative to root, with or without
 // a leading "/"; an absolute file name inside root works too. No paths means
 // the whole root. The result is sorted by URL and has no duplicates. A path
-// that yields no test is an error, so typos do not pass silently.
+// that yields no test is an error, so typos do not pass silently: a
+// *PathError naming the path as given, wrapping ErrNoSuchTest or ErrNoTests.
 func Discover(root string, paths []string) ([]Test, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -70,11 +71,14 @@ func Discover(root string, paths []string) ([]Test, error) {
 			rel = "."
 		}
 		found, err := discoverPath(root, rel)
+		if errors.Is(err, ErrNoSuchTest) {
+			return nil, &PathError{Path: p, Err: ErrNoSuchTest}
+		}
 		if err != nil {
 			return nil, err
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("wpt: no tests in %s", p)
+			return nil, &PathError{Path: p, Err: ErrNoTests}
 		}
 		for _, t := range found {
 			if !seen[t.URL] {
@@ -146,8 +150,24 @@ func discoverURL(root, rel string) ([]Test, error) {
 			return out, nil
 		}
 	}
-	return nil, fmt.Errorf("wpt: %s: no such file or test", rel)
+	return nil, ErrNoSuchTest
 }
+
+// Discover's reasons for finding no test at a path.
+var (
+	ErrNoSuchTest = errors.New("no such file or test")
+	ErrNoTests    = errors.New("no tests there (a test loads /resources/testharness.js, or is an .any.js, .window.js or .worker.js file)")
+)
+
+// A PathError is a path Discover found no test at, as it was given.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return "wpt: " + e.Path + ": " + e.Err.Error() }
+
+func (e *PathError) Unwrap() error { return e.Err }
 
 // nonTestDir reports whether files under the slash-separated directory dir
 // are support files by WPT's rules.

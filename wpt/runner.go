@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,7 +48,7 @@ var (
 type Runner struct {
 	// WebDriver is the endpoint sessions are created at (wdext).
 	WebDriver string
-	// Capabilities for new sessions; nil means ChromeCapabilities().
+	// Capabilities for new sessions; nil means ChromeCapabilities(Server, false).
 	Capabilities selenium.Capabilities
 	Server       *Server
 	// Testharness is testharness.js itself; nil serves the tree's own
@@ -61,6 +62,8 @@ type Runner struct {
 
 	mu sync.Mutex
 	wd selenium.WebDriver
+	// inflight is the test a cancelled Run left running; Close waits for it.
+	inflight sync.WaitGroup
 }
 
 // grace is how long past a test's own timeout the runner waits for the
@@ -82,23 +85,83 @@ func (r *Runner) Mount() {
 	}
 }
 
+// ErrSession is why a run stopped: a session could not be created (the
+// driver or the browser cannot start), which no later test would escape.
+var ErrSession = errors.New("cannot create a WebDriver session")
+
+// Start creates the session the first test will run in, unless there is
+// one: a driver or browser that cannot start fails here, before any test,
+// with an error that wraps ErrSession. Run calls it; call it first to learn
+// SessionID (e.g. for the browser's version) before the run.
+func (r *Runner) Start() error {
+	_, err := r.session()
+	return err
+}
+
+// SessionID is the current session's ID, "" when there is none.
+func (r *Runner) SessionID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.wd == nil {
+		return ""
+	}
+	return r.wd.SessionID()
+}
+
 // Run runs the tests in order and returns their results. A page that hangs
 // is a TIMEOUT, one whose browser went away a CRASH; either way the run
-// goes on in a new session. Run stops early only when ctx ends.
+// goes on in a new session. Run stops early, with the results of the tests
+// that finished, when a session cannot be created (an error wrapping
+// ErrSession; no CRASH results) and when ctx ends (ctx's error). Then it
+// returns at once: the test under way is left out of the results and
+// keeps its session until its WebDriver command ends; Close ends it.
 func (r *Runner) Run(ctx context.Context, tests []Test) ([]Result, error) {
-	defer r.closeSession()
 	var results []Result
 	for _, t := range tests {
 		if err := ctx.Err(); err != nil {
+			r.closeSession()
 			return results, err
 		}
-		res := r.runOne(ctx, t)
-		results = append(results, res)
+		type outcome struct {
+			res Result
+			err error
+		}
+		done := make(chan outcome, 1)
+		r.inflight.Add(1)
+		go func() { // owned by the Runner: Run waits for it, or else Close does
+			defer r.inflight.Done()
+			res, err := r.runOne(ctx, t)
+			done <- outcome{res, err}
+		}()
+		var o outcome
+		select {
+		case o = <-done:
+		case <-ctx.Done():
+			return results, ctx.Err()
+		}
+		if o.err != nil {
+			return results, o.err
+		}
+		if ctx.Err() != nil && (o.res.Status == StatusCrash || o.res.Status == StatusTimeout) {
+			// Interrupted while it ran: that failure is not the test's.
+			r.closeSession()
+			return results, ctx.Err()
+		}
+		results = append(results, o.res)
 		if r.Done != nil {
-			r.Done(res)
+			r.Done(o.res)
 		}
 	}
+	r.closeSession()
 	return results, nil
+}
+
+// Close waits for a test that a cancelled Run left under way (its WebDriver
+// command ends when its time is up, or at once when the WebDriver server
+// goes away), then deletes the session. Safe to call more than once.
+func (r *Runner) Close() {
+	r.inflight.Wait()
+	r.closeSession()
 }
 
 func (r *Runner) log() *slog.Logger {
@@ -116,14 +179,29 @@ func (r *Runner) session() (selenium.WebDriver, error) {
 	}
 	caps := r.Capabilities
 	if caps == nil {
-		caps = ChromeCapabilities()
+		caps = ChromeCapabilities(r.Server, false)
 	}
 	wd, err := selenium.NewRemote(caps, r.WebDriver)
 	if err != nil {
-		return nil, fmt.Errorf("new session at %s: %w", r.WebDriver, err)
+		return nil, fmt.Errorf("%w: %s", ErrSession, oneLine(err))
 	}
 	r.wd = wd
 	return wd, nil
+}
+
+// oneLine is a driver's error as one line: chromedriver's messages span
+// several and repeat their error code.
+func oneLine(err error) string {
+	msg := err.Error()
+	var se *selenium.Error
+	if errors.As(err, &se) && strings.HasPrefix(se.Message, se.Err) {
+		msg = se.Message
+	}
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), " ")
 }
 
 func (r *Runner) closeSession() {
@@ -136,9 +214,14 @@ func (r *Runner) closeSession() {
 	}
 }
 
-func (r *Runner) runOne(ctx context.Context, t Test) Result {
+// runOne runs t; its error is ErrSession's, when no session can be had.
+func (r *Runner) runOne(ctx context.Context, t Test) (Result, error) {
 	start := time.Now()
+	r.Server.TakeUnsupported() // an earlier test's
 	res, err := r.load(ctx, t)
+	if errors.Is(err, ErrSession) {
+		return Result{}, err
+	}
 	res.Test = t.URL
 	res.Duration = time.Since(start)
 	if err != nil {
@@ -146,14 +229,38 @@ func (r *Runner) runOne(ctx context.Context, t Test) Result {
 		if errors.Is(err, errHung) {
 			res.Status = StatusTimeout
 		}
-		r.log().Warn("test did not complete", "test", t.URL, "status", res.Status, "err", err)
+		if ctx.Err() == nil { // else interrupted: the run has left it
+			r.log().Warn("test did not complete", "test", t.URL, "status", res.Status, "err", err)
+		}
 		// Whatever state the browser is in, the next test gets a new one.
 		r.closeSession()
 	}
-	return res
+	res.Message = withUnsupported(res, r.Server.TakeUnsupported())
+	return res, nil
 }
 
 var errHung = errors.New("the page did not report within its timeout")
+
+// hasCode says whether err is the driver's W3C error code (not a
+// transport's "i/o timeout", which is a lost browser).
+func hasCode(err error, code string) bool {
+	var we *selenium.Error
+	return errors.As(err, &we) && we.Err == code
+}
+
+// withUnsupported is res's message, saying which Python handlers the test
+// asked for that wdext does not run (each answered 501), when the test
+// did not pass: the likely reason.
+func withUnsupported(res Result, py []string) string {
+	if len(py) == 0 || (res.Status == StatusOK && !slices.ContainsFunc(res.Subtests, func(s SubtestResult) bool { return s.Status != StatusPass })) {
+		return res.Message
+	}
+	note := "wdext does not run the Python handler(s) " + strings.Join(slices.Compact(slices.Sorted(slices.Values(py))), ", ") + " (answered 501)"
+	if res.Message == "" {
+		return note
+	}
+	return res.Message + "; " + note
+}
 
 // load opens the test page and serves its testdriver actions until the
 // harness reports.
@@ -168,7 +275,7 @@ func (r *Runner) load(ctx context.Context, t Test) (Result, error) {
 		return Result{}, err
 	}
 	if err := wd.Get(r.Server.URL(t.URL)); err != nil {
-		if strings.Contains(err.Error(), "timeout") {
+		if hasCode(err, "timeout") {
 			return Result{}, fmt.Errorf("%w: loading it took longer than %v", errHung, timeout+grace)
 		}
 		return Result{}, fmt.Errorf("loading %s: %w", t.URL, err)
@@ -189,7 +296,7 @@ func (r *Runner) load(ctx context.Context, t Test) (Result, error) {
 			if (!window.__wdext) { done(JSON.stringify({type: "error", message: "testharnessreport.js did not load: not a testharness.js test?"})); return; }
 			window.__wdext.wait(done);`, nil)
 		if err != nil {
-			if strings.Contains(err.Error(), "script timeout") {
+			if hasCode(err, "script timeout") {
 				return Result{}, errHung
 			}
 			return Result{}, err
@@ -254,9 +361,11 @@ func (r *Runner) perform(ctx context.Context, wd selenium.WebDriver, action, sel
 }
 
 // FindTestharness returns testharness.js to serve: an explicit file, or nil
-// when the tree has its own, or the npm package wpt-runner's copy that
-// scripts/deps.sh installs (under .cache/ or node_modules/ of this or a
-// parent directory of the working directory or the tree).
+// when the tree has its own (resources/testharness.js), or the npm package
+// wpt-runner's copy: the one scripts/deps.sh installs (under .cache/ or
+// node_modules/ of this or a parent directory of the working directory or
+// the tree), else the one `wdext setup` put in the user's cache
+// ([CachedTestharness]). Without any, the error tells the command to run.
 func FindTestharness(explicit, root string) ([]byte, error) {
 	if explicit != "" {
 		return os.ReadFile(explicit)
@@ -271,29 +380,11 @@ func FindTestharness(explicit, root string) ([]byte, error) {
 	if abs, err := filepath.Abs(root); err == nil {
 		starts = append(starts, abs)
 	}
-	for _, start := range starts {
-		for d := start; ; d = filepath.Dir(d) {
-			for _, rel := range []string{".cache/wpt-runner/package/testharness/testharness.js", "node_modules/wpt-runner/testharness/testharness.js"} {
-				if b, err := os.ReadFile(filepath.Join(d, rel)); err == nil {
-					return b, nil
-				}
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
+	if b, _ := findCheckoutHarness(starts...); b != nil {
+		return b, nil
 	}
-	return nil, errors.New("no testharness.js: pass --testharness, use --wpt-root with a WPT checkout, or run scripts/deps.sh (installs the npm package wpt-runner)")
-}
-
-// ChromeCapabilities are what the runner asks for by default: Chrome, with
-// measureUserAgentSpecificMemory() answering at once rather than at the
-// next scheduled GC 10–20 s later (Blink's ForceEagerMeasureMemory switch).
-func ChromeCapabilities() selenium.Capabilities {
-	return selenium.Capabilities{
-		"browserName": "chrome",
-		"goog:chromeOptions": map[string]any{
-			"args": []string{"--enable-blink-features=ForceEagerMeasureMemory"},
-		},
+	if b, err := readCachedHarness(); err == nil {
+		return b, nil
 	}
+	return nil, errNoHarness(root)
 }

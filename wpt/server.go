@@ -3,12 +3,15 @@ package wpt
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,15 +20,25 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// MainHost is {{host}} and the host of Origin: "127.0.0.1" (the
-	// default) or "localhost". The other one becomes the alternate,
-	// cross-site host of AltOrigin and {{hosts[alt][]}}. "localhost" is what
-	// /common/get-host-info.sub.js expects on loopback (see the package
-	// documentation).
+	// MainHost is {{host}} and the host of Origin in the loopback mode:
+	// "127.0.0.1" (the default) or "localhost". The other one becomes the
+	// alternate, cross-site host of AltOrigin and {{hosts[alt][]}}.
+	// "localhost" is what /common/get-host-info.sub.js expects on loopback
+	// (see the package documentation). It must be empty with WPTHosts.
 	MainHost string
-	// SecondPort also listens on a second port per host, WPT's
-	// {{ports[http][1]}}, which get-host-info.sub.js uses.
+	// WPTHosts uses WPT's own host names, as wptserve does: {{host}} is
+	// web-platform.test, {{domains[www1]}} www1.web-platform.test,
+	// {{hosts[alt][]}} not-web-platform.test. The browser must resolve them
+	// to 127.0.0.1 itself (ChromeCapabilities tells Chromium to).
+	WPTHosts bool
+	// SecondPort also listens on a second port per host and scheme, WPT's
+	// {{ports[http][1]}} and {{ports[https][1]}}, which get-host-info.sub.js
+	// uses.
 	SecondPort bool
+	// HTTPS also serves every host over TLS on ports of its own
+	// ({{ports[https][…]}}), with a certificate made for this server at
+	// NewServer (see CA and SPKIHash).
+	HTTPS bool
 	// ErrorLog receives server errors and the reasons for 5xx responses;
 	// nil means the log package's standard logger.
 	ErrorLog *log.Logger
@@ -34,20 +47,26 @@ type Options struct {
 // Server serves a WPT-style tree on loopback under two cross-site hosts.
 // Create it with NewServer, add virtual paths with Mount, then Start it.
 type Server struct {
-	root                string
-	opts                Options
-	mainHost, altHost   string
-	errorLog            *log.Logger
-	mu                  sync.RWMutex
-	mounts              map[string]http.Handler
-	site                *site // ports are known once started
-	mainPorts, altPorts []int
-	srv                 *http.Server
-	stopWatch           func() bool // stops the context watcher
-	started, closed     bool
-	serving             sync.WaitGroup // one Serve goroutine per listener
-	closeOnce           sync.Once
-	closeErr            error
+	root              string
+	opts              Options
+	mainHost, altHost string
+	hosts             map[string]map[string]string // {{hosts[…][…]}}
+	certs             *certs                       // nil without Options.HTTPS
+	errorLog          *log.Logger
+	mu                sync.RWMutex
+	mounts            map[string]http.Handler
+	site              *site // ports are known once started
+	// Ports by host (main, alt) and scheme; TLS ones are empty without
+	// Options.HTTPS.
+	mainPorts, altPorts       []int
+	mainTLSPorts, altTLSPorts []int
+	unsupported               []string // .py paths answered 501, for TakeUnsupported
+	srv                       *http.Server
+	stopWatch                 func() bool // stops the context watcher
+	started, closed           bool
+	serving                   sync.WaitGroup // one Serve goroutine per listener
+	closeOnce                 sync.Once
+	closeErr                  error
 }
 
 // NewServer returns a server for the directory root.
@@ -60,12 +79,41 @@ func NewServer(root string, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("wpt: root %s is not a directory", root)
 	}
 	main, alt := "127.0.0.1", "localhost"
-	switch opts.MainHost {
-	case "", main:
-	case alt:
+	switch {
+	case opts.WPTHosts && opts.MainHost != "":
+		return nil, fmt.Errorf("wpt: MainHost %q cannot be combined with WPTHosts (the main host is %s)", opts.MainHost, wptHost)
+	case opts.WPTHosts:
+		main, alt = wptHost, wptAltHost
+	case opts.MainHost == "" || opts.MainHost == main:
+	case opts.MainHost == alt:
 		main, alt = alt, main
 	default:
 		return nil, fmt.Errorf("wpt: MainHost must be 127.0.0.1 or localhost, not %q", opts.MainHost)
+	}
+	hosts := loopbackHostTable(main, alt)
+	if opts.WPTHosts {
+		hosts = wptHostTable()
+	}
+	var c *certs
+	if opts.HTTPS {
+		// The certificate names every host a page can reach but the
+		// nonexistent ones (wptserve's domains_set), and loopback.
+		names := []string{"localhost"}
+		for _, subs := range hosts {
+			for sub, h := range subs {
+				if sub != "nonexistent" && net.ParseIP(h) == nil {
+					names = append(names, h)
+				}
+			}
+		}
+		slices.Sort(names)
+		names = slices.Compact(names)
+		if i := slices.Index(names, main); i > 0 { // first: it is the subject's name
+			names = append([]string{main}, slices.Delete(names, i, i+1)...)
+		}
+		if c, err = newCerts(names); err != nil {
+			return nil, err
+		}
 	}
 	errorLog := opts.ErrorLog
 	if errorLog == nil {
@@ -76,11 +124,37 @@ func NewServer(root string, opts Options) (*Server, error) {
 		opts:     opts,
 		mainHost: main,
 		altHost:  alt,
+		hosts:    hosts,
+		certs:    c,
 		errorLog: errorLog,
 		mounts:   map[string]http.Handler{},
-		site:     newSite(root, main, alt, nil),
+		site:     newSite(root, hosts, nil),
 	}, nil
 }
+
+// CA is the certificate of the throw-away authority that signed the HTTPS
+// ports' certificate, for clients that take a CA (e.g. a Go
+// tls.Config.RootCAs); nil without Options.HTTPS.
+func (s *Server) CA() *x509.Certificate {
+	if s.certs == nil {
+		return nil
+	}
+	return s.certs.ca
+}
+
+// SPKIHash is the base64 SHA-256 of the HTTPS certificate's
+// SubjectPublicKeyInfo, the form Chromium's
+// --ignore-certificate-errors-spki-list takes; "" without Options.HTTPS.
+func (s *Server) SPKIHash() string {
+	if s.certs == nil {
+		return ""
+	}
+	return s.certs.spki
+}
+
+// WPTHosts reports whether the server uses WPT's host names, which the
+// browser must be told to resolve (see Options.WPTHosts).
+func (s *Server) WPTHosts() bool { return s.opts.WPTHosts }
 
 // Mount serves h at path on every origin, ahead of the file tree. A path
 // ending in "/" mounts a subtree; otherwise the match is exact. The longest
@@ -119,9 +193,14 @@ func (s *Server) Start(ctx context.Context) error {
 	if s.opts.SecondPort {
 		perHost = 2
 	}
+	// Ports in this order: main HTTP, alt HTTP, main HTTPS, alt HTTPS.
+	groups := 2
+	if s.certs != nil {
+		groups = 4
+	}
 	var lns []net.Listener
-	for range 2 * perHost {
-		// Both host names resolve to 127.0.0.1, so every listener binds it.
+	for range groups * perHost {
+		// Every host name resolves to 127.0.0.1, so every listener binds it.
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			for _, l := range lns {
@@ -131,16 +210,27 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		lns = append(lns, ln)
 	}
+	ports := make([][]int, groups)
 	for i, ln := range lns {
-		port := ln.Addr().(*net.TCPAddr).Port
-		if i < perHost {
-			s.mainPorts = append(s.mainPorts, port)
-		} else {
-			s.altPorts = append(s.altPorts, port)
+		ports[i/perHost] = append(ports[i/perHost], ln.Addr().(*net.TCPAddr).Port)
+	}
+	s.mainPorts, s.altPorts = ports[0], ports[1]
+	httpsPorts := s.mainPorts // without TLS, https URLs get the HTTP ports
+	if s.certs != nil {
+		s.mainTLSPorts, s.altTLSPorts = ports[2], ports[3]
+		httpsPorts = s.mainTLSPorts
+		tlsConf := s.certs.tlsConfig()
+		for i := 2 * perHost; i < len(lns); i++ {
+			lns[i] = tls.NewListener(lns[i], tlsConf)
 		}
 	}
-	s.site = newSite(s.root, s.mainHost, s.altHost, s.mainPorts)
-	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, ErrorLog: s.errorLog}
+	// As in wptserve, ports belong to schemes, not hosts: every host
+	// answers on every port. ws and wss share the HTTP(S) ports (there is
+	// no WebSocket server, but a mounted handler may upgrade).
+	s.site = newSite(s.root, s.hosts, map[string][]int{
+		"http": s.mainPorts, "ws": s.mainPorts, "https": httpsPorts, "wss": httpsPorts,
+	})
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: time.Minute, ErrorLog: s.errorLog}
 	for _, ln := range lns {
 		s.serving.Add(1)
 		go func() {
@@ -175,35 +265,101 @@ func (s *Server) Close() error {
 }
 
 // Origin is the main origin, e.g. http://127.0.0.1:8000; "" before Start.
-func (s *Server) Origin() string { return s.origin(s.mainHost, s.mainPorts, 0) }
+func (s *Server) Origin() string { return s.origin(false, false, "", 0) }
 
 // AltOrigin is the alternate origin, cross-site to Origin.
-func (s *Server) AltOrigin() string { return s.origin(s.altHost, s.altPorts, 0) }
+func (s *Server) AltOrigin() string { return s.origin(false, true, "", 0) }
 
 // Origin2 is the main host on its second port ({{ports[http][1]}}); "" unless
 // Options.SecondPort is set.
-func (s *Server) Origin2() string { return s.origin(s.mainHost, s.mainPorts, 1) }
+func (s *Server) Origin2() string { return s.origin(false, false, "", 1) }
 
 // AltOrigin2 is the alternate host on its second port.
-func (s *Server) AltOrigin2() string { return s.origin(s.altHost, s.altPorts, 1) }
+func (s *Server) AltOrigin2() string { return s.origin(false, true, "", 1) }
 
-// URL returns the URL of path (e.g. a Test.URL) on the main origin.
-func (s *Server) URL(path string) string { return s.Origin() + path }
+// HTTPSOrigin is the main host over TLS ({{ports[https][0]}}); "" unless
+// Options.HTTPS is set.
+func (s *Server) HTTPSOrigin() string { return s.origin(true, false, "", 0) }
 
-func (s *Server) origin(host string, ports []int, i int) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if i >= len(ports) {
-		return ""
+// HTTPSOrigin2 is the main host on its second TLS port
+// ({{ports[https][1]}}); "" unless Options.HTTPS and SecondPort are set.
+func (s *Server) HTTPSOrigin2() string { return s.origin(true, false, "", 1) }
+
+// AltHTTPSOrigin is the alternate host over TLS.
+func (s *Server) AltHTTPSOrigin() string { return s.origin(true, true, "", 0) }
+
+// URL returns the URL a test (a Test.URL path, with any query) is loaded
+// from, chosen as wptrunner does from the flags of its file name: a
+// .https., .serviceworker. or .serviceworker-module. test on the first
+// HTTPS port when Options.HTTPS is set, and a .www. test on the www
+// subdomain ({{domains[www]}}). Everything else is on Origin.
+func (s *Server) URL(path string) string {
+	name := path
+	if i := strings.IndexAny(name, "?#"); i >= 0 {
+		name = name[:i]
 	}
-	return "http://" + net.JoinHostPort(host, strconv.Itoa(ports[i]))
+	flags := strings.Split(name[strings.LastIndexByte(name, '/')+1:], ".")
+	if len(flags) > 2 {
+		flags = flags[1 : len(flags)-1]
+	} else {
+		flags = nil
+	}
+	secure := s.certs != nil && (slices.Contains(flags, "https") ||
+		slices.Contains(flags, "serviceworker") || slices.Contains(flags, "serviceworker-module"))
+	host := ""
+	if slices.Contains(flags, "www") {
+		host = s.hosts[""]["www"]
+	}
+	return s.origin(secure, false, host, 0) + path
 }
 
-// ServeHTTP answers for every origin: mounts first, then the file tree.
+// origin is scheme://host:port for the i-th HTTP or TLS port of the main or
+// alternate host; host, if set, replaces the host name. "" if there is no
+// such port (yet).
+func (s *Server) origin(secure, alt bool, host string, i int) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	scheme, ports := "http", [2][]int{s.mainPorts, s.altPorts}
+	if secure {
+		scheme, ports = "https", [2][]int{s.mainTLSPorts, s.altTLSPorts}
+	}
+	p := ports[0]
+	if alt {
+		p = ports[1]
+	}
+	if host == "" {
+		host = s.mainHost
+		if alt {
+			host = s.altHost
+		}
+	}
+	if i >= len(p) {
+		return ""
+	}
+	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(p[i]))
+}
+
+// TakeUnsupported returns the paths of the Python handlers requested since
+// the last call that wdext does not implement (each answered 501), so a
+// runner can say why a test failed; it clears the list.
+func (s *Server) TakeUnsupported() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.unsupported
+	s.unsupported = nil
+	return out
+}
+
+// maxUnsupported bounds the list kept for TakeUnsupported when no one
+// takes it.
+const maxUnsupported = 100
+
+// ServeHTTP answers for every origin: mounts first, then Python handlers,
+// then the file tree.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// Only loopback names: a page elsewhere that rebinds its DNS to
-	// 127.0.0.1 must not read the tree.
-	if !loopbackHost(r.Host) {
+	// Only names that resolve to loopback: a page elsewhere that rebinds
+	// its DNS to 127.0.0.1 must not read the tree.
+	if !s.ownHost(r.Host) {
 		http.Error(w, "wpt: unexpected Host "+r.Host, http.StatusForbidden)
 		return
 	}
@@ -214,16 +370,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r)
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	fsrv := &fileServer{root: s.root, site: st}
+	var resp *response
+	var err error
+	switch {
+	case isPython(r.URL.Path):
+		resp, err = fsrv.python(r) // any method, as wptserve's handlers
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "wpt: method not allowed", http.StatusMethodNotAllowed)
 		return
+	default:
+		resp, err = fsrv.build(r)
 	}
-	resp, err := (&fileServer{root: s.root, site: st}).build(r)
 	if err != nil {
 		var he *httpError
 		if !errors.As(err, &he) {
 			he = &httpError{code: http.StatusInternalServerError, msg: err.Error()}
+		}
+		if he.code == http.StatusNotImplemented {
+			s.mu.Lock()
+			if len(s.unsupported) < maxUnsupported {
+				s.unsupported = append(s.unsupported, r.URL.Path)
+			}
+			s.mu.Unlock()
 		}
 		if he.code >= 500 {
 			s.errorLog.Printf("wpt: %s %s: %d %s", r.Method, r.URL, he.code, he.msg)
@@ -248,11 +418,18 @@ func (s *Server) mounted(urlPath string) http.Handler {
 	return s.mounts[best]
 }
 
-func loopbackHost(hostport string) bool {
+// ownHost reports whether a Host header names this server: a loopback
+// name, or with Options.WPTHosts one of WPT's (.test is reserved, so they
+// never resolve anywhere else).
+func (s *Server) ownHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
 	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
-	return host == "127.0.0.1" || host == "::1" || host == "localhost" || strings.HasSuffix(host, ".localhost")
+	if host == "127.0.0.1" || host == "::1" || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	return s.opts.WPTHosts && (host == wptHost || strings.HasSuffix(host, "."+wptHost) ||
+		host == wptAltHost || strings.HasSuffix(host, "."+wptAltHost))
 }

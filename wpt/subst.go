@@ -28,30 +28,55 @@ type site struct {
 	ports map[string][]int
 }
 
-// wptSubdomains are WPT's config subdomains; none resolve here, so they are
-// all mapped to the alternate host (see the package documentation).
-var wptSubdomains = []string{"www", "www1", "www2", "天気の良い日", "élève"}
+// The host names of WPT's config (config.default.json): browser_host, the
+// "alt" alternate host, and the subdomains wptserve puts under both, each
+// with the IDNA label its config derives from the name. "nonexistent" is
+// one of WPT's not_subdomains: in {{domains[…]}} but never resolvable.
+const (
+	wptHost    = "web-platform.test"
+	wptAltHost = "not-web-platform.test"
+)
 
-func newSite(root, mainHost, altHost string, httpPorts []int) *site {
+var wptSubdomains = []struct{ name, label string }{
+	{"www", "www"}, {"www1", "www1"}, {"www2", "www2"},
+	{"天気の良い日", "xn--n8j6ds53lwwkrqhv28a"}, {"élève", "xn--lve-6lad"},
+}
+
+// wptHostTable is wptserve's all_domains for WPT's own host names:
+// {"": {"": "web-platform.test", "www1": "www1.web-platform.test", …},
+// "alt": {"": "not-web-platform.test", …}}.
+func wptHostTable() map[string]map[string]string {
 	names := func(host string) map[string]string {
-		m := map[string]string{"": host, "nonexistent": "nonexistent.invalid"}
-		for _, s := range wptSubdomains {
-			m[s] = altHost
+		m := map[string]string{"": host, "nonexistent": "nonexistent." + host}
+		for _, sub := range wptSubdomains {
+			m[sub.name] = sub.label + "." + host
 		}
 		return m
 	}
-	ports := map[string][]int{}
-	if len(httpPorts) > 0 {
-		// No TLS and no WebSocket server: every scheme gets the HTTP ports.
-		for _, scheme := range []string{"http", "https", "ws", "wss"} {
-			ports[scheme] = httpPorts
+	return map[string]map[string]string{"": names(wptHost), "alt": names(wptAltHost)}
+}
+
+// loopbackHostTable maps the same keys onto two loopback names, for
+// browsers that cannot be told to resolve WPT's: every subdomain becomes
+// the alternate host (see the package documentation).
+func loopbackHostTable(mainHost, altHost string) map[string]map[string]string {
+	names := func(host string) map[string]string {
+		m := map[string]string{"": host, "nonexistent": "nonexistent.invalid"}
+		for _, sub := range wptSubdomains {
+			m[sub.name] = altHost
 		}
+		return m
 	}
-	return &site{
-		root:  root,
-		hosts: map[string]map[string]string{"": names(mainHost), "alt": names(altHost)},
-		ports: ports,
+	return map[string]map[string]string{"": names(mainHost), "alt": names(altHost)}
+}
+
+// newSite describes a server: hosts as from wptHostTable or
+// loopbackHostTable, ports by scheme (empty before the server starts).
+func newSite(root string, hosts map[string]map[string]string, ports map[string][]int) *site {
+	if ports == nil {
+		ports = map[string][]int{}
 	}
+	return &site{root: root, hosts: hosts, ports: ports}
 }
 
 // substituter expands wptserve's {{…}} templates for one request.

@@ -11,7 +11,8 @@ import (
 
 func TestSubstitutions(t *testing.T) {
 	root := writeTree(t, map[string]string{"dir/data.txt": "hello\n"})
-	st := newSite(root, "127.0.0.1", "localhost", []int{8000, 8001})
+	p := []int{8000, 8001} // no TLS: every scheme gets the HTTP ports
+	st := newSite(root, loopbackHostTable("127.0.0.1", "localhost"), map[string][]int{"http": p, "https": p, "ws": p, "wss": p})
 	r := httptest.NewRequest("GET", "http://localhost:8002/dir/page.sub.html?a=1&b=x+y&b=2&empty=&pipe=sub", nil)
 	r.Header.Set("X-Test", "present")
 
@@ -86,7 +87,7 @@ func TestSubstitutions(t *testing.T) {
 }
 
 func TestSubstitutionEscaping(t *testing.T) {
-	st := newSite(t.TempDir(), "127.0.0.1", "localhost", []int{1})
+	st := newSite(t.TempDir(), loopbackHostTable("127.0.0.1", "localhost"), map[string][]int{"http": {1}})
 	r := httptest.NewRequest("GET", `http://127.0.0.1:1/x?v=%3C%26%22%27%3E`, nil)
 	got, err := st.expand(r, []byte("{{GET[v]}}"), true)
 	assert.NilError(t, err)
@@ -97,8 +98,51 @@ func TestSubstitutionEscaping(t *testing.T) {
 }
 
 func TestPortsBeforeStart(t *testing.T) {
-	st := newSite(t.TempDir(), "127.0.0.1", "localhost", nil)
+	st := newSite(t.TempDir(), loopbackHostTable("127.0.0.1", "localhost"), nil)
 	r := httptest.NewRequest("GET", "http://127.0.0.1/", nil)
 	_, err := st.expand(r, []byte("{{ports[http][0]}}"), false)
 	assert.ErrorContains(t, err, "not started")
+}
+
+// With WPT's host names and TLS, every kind of host and port substitution
+// gives what wptserve's does.
+func TestSubstitutionsWPTHosts(t *testing.T) {
+	st := newSite(t.TempDir(), wptHostTable(), map[string][]int{
+		"http": {8000, 8001}, "ws": {8000, 8001}, "https": {8443, 8444}, "wss": {8443, 8444},
+	})
+	r := httptest.NewRequest("GET", "https://www1.web-platform.test:8443/a.sub.html", nil)
+	for expr, want := range map[string]string{
+		"{{host}}":                    "web-platform.test",
+		"{{domains[]}}":               "web-platform.test",
+		"{{domains[www]}}":            "www.web-platform.test",
+		"{{domains[www1]}}":           "www1.web-platform.test",
+		"{{domains[www2]}}":           "www2.web-platform.test",
+		"{{domains[天気の良い日]}}":         "xn--n8j6ds53lwwkrqhv28a.web-platform.test",
+		"{{domains[élève]}}":          "xn--lve-6lad.web-platform.test",
+		"{{domains[nonexistent]}}":    "nonexistent.web-platform.test",
+		"{{hosts[][]}}":               "web-platform.test",
+		"{{hosts[][www2]}}":           "www2.web-platform.test",
+		"{{hosts[alt][]}}":            "not-web-platform.test",
+		"{{hosts[alt][www]}}":         "www.not-web-platform.test",
+		"{{hosts[alt][www1]}}":        "www1.not-web-platform.test",
+		"{{hosts[alt][élève]}}":       "xn--lve-6lad.not-web-platform.test",
+		"{{hosts[alt][nonexistent]}}": "nonexistent.not-web-platform.test",
+		"{{ports[http][0]}}":          "8000",
+		"{{ports[http][1]}}":          "8001",
+		"{{ports[https][0]}}":         "8443",
+		"{{ports[https][1]}}":         "8444",
+		"{{ports[ws][1]}}":            "8001",
+		"{{ports[wss][0]}}":           "8443",
+		"{{location[scheme]}}":        "https",
+		"{{location[hostname]}}":      "www1.web-platform.test",
+	} {
+		got, err := st.expand(r, []byte(expr), false)
+		if assert.Check(t, err, expr) {
+			assert.Check(t, is.Equal(string(got), want), expr)
+		}
+	}
+	for _, bad := range []string{"{{domains[xn--lve-6lad]}}", "{{hosts[alt2][]}}", "{{ports[https][2]}}", "{{ports[h2][0]}}"} {
+		_, err := st.expand(r, []byte(bad), false)
+		assert.Check(t, is.ErrorContains(err, bad))
+	}
 }

@@ -85,7 +85,7 @@ func TestDepsScriptSaysWhyNpmFailed(t *testing.T) {
 	script, bin := depsSandbox(t)
 	// Everything apt would install is there (dummies will do: deps.sh
 	// only looks for them).
-	for _, tool := range []string{"chromium", "chromedriver", "WebKitWebDriver", "Xvfb", "jq"} {
+	for _, tool := range []string{"chromium", "chromedriver", "WebKitWebDriver", "Xvfb", "jq", "java"} {
 		assert.NilError(t, os.WriteFile(filepath.Join(bin, tool), []byte("#!/bin/sh\n"), 0o755))
 	}
 	out, code := runDeps(t, script, bin)

@@ -21,11 +21,14 @@ func main() {
 	case "census":
 		err = censusCmd(args)
 	case "wpt":
-		var code int
-		code, err = wptCmd(args)
-		if err == nil && code != 0 {
-			os.Exit(code)
+		code, err := wptCmd(args)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "wdext:", err)
+			code = max(code, 1)
 		}
+		os.Exit(code)
+	case "setup":
+		err = setupCmd(args)
 	case "version":
 		versionCmd(args)
 	case "--version", "-version":
@@ -47,7 +50,9 @@ func main() {
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   wdext serve [flags]               serve WebDriver in front of chromedriver (or --upstream)
-  wdext wpt [flags] PATHS...        run WPT-style testharness.js suites through wdext
+  wdext wpt [flags] PATH...         run WPT-style testharness.js tests through wdext
+                                    (flags and PATHs in any order; wdext wpt -h for more)
+  wdext setup                       install testharness.js for wdext wpt, once per user
   wdext census [--breakdown JSON] FILE.heapsnapshot
                                     census of a saved V8 heap snapshot
   wdext version                     wdext's version (also: wdext --version)

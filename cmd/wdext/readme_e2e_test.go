@@ -27,9 +27,9 @@ import (
 // comments.
 type readmeBlock struct {
 	line int    // of the opening fence, 1-based
-	lang string // sh or python
+	lang string // sh, python or js
 	code string
-	want []string // the text after each "# => ", in order
+	want []string // the text after each "# => " ("// => " in js), in order
 	// bytesVary: the marker says `"bytes" vary`; a "bytes":N in want
 	// matches any number.
 	bytesVary bool
@@ -62,13 +62,17 @@ func readmeBlocks(t *testing.T) []readmeBlock {
 			t.Fatalf("README.md:%d: a README test marker not followed by a code block", i)
 		}
 		blk.line, blk.lang = i+1, strings.TrimPrefix(lines[i], "```")
-		if blk.lang != "sh" && blk.lang != "python" {
-			t.Fatalf("README.md:%d: README test of a %q block: only sh and python run", i+1, blk.lang)
+		if blk.lang != "sh" && blk.lang != "python" && blk.lang != "js" {
+			t.Fatalf("README.md:%d: README test of a %q block: only sh, python and js run", i+1, blk.lang)
 		}
 		var code []string
+		arrow := "# => " // "// => " in JavaScript
+		if blk.lang == "js" {
+			arrow = "// => "
+		}
 		for i++; i < len(lines) && lines[i] != "```"; i++ {
 			code = append(code, lines[i])
-			if _, out, ok := strings.Cut(lines[i], "# => "); ok {
+			if _, out, ok := strings.Cut(lines[i], arrow); ok {
 				blk.want = append(blk.want, strings.TrimRight(out, " "))
 			}
 		}
@@ -94,7 +98,7 @@ func TestREADMEExamplesMarked(t *testing.T) {
 			assert.Assert(t, len(b.want) > 0, "README.md:%d: a README test block without a # => line", b.line)
 		}
 	}
-	assert.Assert(t, langs["sh"] >= 3 && langs["python"] >= 1, "README test blocks: %v", langs)
+	assert.Assert(t, langs["sh"] >= 3 && langs["python"] >= 1 && langs["js"] >= 1, "README test blocks: %v", langs)
 
 	b := readmeBlock{want: []string{`{"value":null}`, `{"bytes":12,"x":[{"bytes":0}]}`}}
 	assert.Assert(t, b.matches("{\"value\":null}\n{\"bytes\":12,\"x\":[{\"bytes\":0}]}\n"))
@@ -163,6 +167,7 @@ func TestREADMEExamples(t *testing.T) {
 	requireTool(t, "jq")
 	requireTool(t, "python3")
 	requireTool(t, "/usr/bin/python3 with selenium", "/usr/bin/python3", "-c", "import selenium")
+	nodeModules := requireNodeClients(t)
 	blocks := readmeBlocks(t)
 	assert.Assert(t, len(blocks) > 0, "README.md has no <!-- README test --> block")
 	root, err := filepath.Abs("../..")
@@ -175,7 +180,7 @@ func TestREADMEExamples(t *testing.T) {
 	pp := strconv.Itoa(pagePort)
 	ports := strings.NewReplacer(
 		"localhost:4444", "localhost:"+wdPort, "127.0.0.1:4444", "127.0.0.1:"+wdPort,
-		"localhost:8000", "localhost:"+pp, "127.0.0.1:8000", "127.0.0.1:"+pp,
+		"localhost:8000", "localhost:"+pp, "127.0.0.1:8000", "127.0.0.1:"+pp, "port: 4444", "port: "+wdPort,
 		"testdata/readme/serve.py &", "testdata/readme/serve.py "+pp+" &",
 	)
 	for i := range blocks {
@@ -192,6 +197,13 @@ func TestREADMEExamples(t *testing.T) {
 	dir := t.TempDir()
 	for i, b := range blocks {
 		file := filepath.Join(dir, fmt.Sprintf("block%d.%s", i, b.lang))
+		if b.lang == "js" {
+			// An ES module next to the node_modules where scripts/deps.sh
+			// installed the clients and clients/js (as a project would
+			// have them): its imports find them there.
+			file = filepath.Join(filepath.Dir(nodeModules), fmt.Sprintf("readme-block%d-%d.mjs", i, os.Getpid()))
+			t.Cleanup(func() { os.Remove(file) })
+		}
 		assert.NilError(t, os.WriteFile(file, []byte(b.code), 0o644))
 		var out, stderr string
 		var err error
@@ -200,6 +212,8 @@ func TestREADMEExamples(t *testing.T) {
 			out, stderr, err = sh.source(file, 3*time.Minute)
 		case "python":
 			out, stderr, err = runPython(root, file, 3*time.Minute)
+		case "js":
+			out, stderr, err = runNode(root, file, 3*time.Minute)
 		}
 		if err != nil {
 			t.Fatalf("README.md:%d (%s block) failed: %v\n--- block:\n%s--- stdout:\n%s\n--- stderr:\n%s", b.line, b.lang, err, b.code, out, stderr)
@@ -333,6 +347,18 @@ func (sh *shell) stop(t *testing.T) {
 	sh.wait() // reaped: a zombie still counts in its group
 	gone := settle(true, func() bool { return syscall.Kill(-sh.cmd.Process.Pid, 0) == syscall.ESRCH })
 	assert.Assert(t, gone, "processes left in the README shell's group %d", sh.cmd.Process.Pid)
+}
+
+// runNode runs file, an ES module, with node.
+func runNode(dir, file string, timeout time.Duration) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", file)
+	cmd.Dir = dir
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
 }
 
 // runPython runs file with Debian's python3 (where python3-selenium is).

@@ -30,27 +30,54 @@ import (
 	"github.com/wdext/wdext/webdriver"
 )
 
-// serverFlags are the flags of everything that runs a wdext server.
+// serverFlags are the flags of everything that runs a wdext server:
+// driverFlags choose the browser and how it is driven (serve and wpt),
+// listenFlags how the server faces its clients (serve only: wpt's server is
+// its own, on a loopback port only its runner uses).
 type serverFlags struct {
-	host, upstream, chromedriver string
-	engine, webkitDriver         string
+	driverFlags
+	listenFlags
+}
+
+type driverFlags struct {
+	upstream, chromedriver string
+	engine, webkitDriver   string
+	logLevel               string
+}
+
+type listenFlags struct {
+	host                         string
 	allowedHosts, allowedOrigins string
 	maxBody                      int64
 	sessionTimeout               time.Duration
-	logLevel                     string
+	maxSessions                  int
 }
 
+// defaultListen is listenFlags' defaults, what a server without those
+// flags (wpt's) runs with.
+var defaultListen = listenFlags{host: "127.0.0.1", maxBody: 256 << 20}
+
 func (f *serverFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
+	f.driverFlags.register(fs)
+	f.listenFlags.register(fs)
+}
+
+func (f *driverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.upstream, "upstream", "", "URL of a running WebDriver server or grid to front (default: start chromedriver)")
 	fs.StringVar(&f.engine, "engine", "chromium", "browser wdext starts when there is no --upstream: chromium or webkitgtk (WebKitWebDriver and MiniBrowser on an Xvfb display of its own)")
 	fs.StringVar(&f.webkitDriver, "webkitwebdriver", "", "WebKitWebDriver binary for --engine webkitgtk (default: $PATH, then /usr/bin/WebKitWebDriver)")
 	fs.StringVar(&f.chromedriver, "chromedriver", "", "chromedriver binary (default: $PATH, then /usr/bin/chromedriver)")
-	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names accepted in the Host header besides IP addresses and localhost")
-	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated Origin values accepted (default: none)")
-	fs.Int64Var(&f.maxBody, "max-body", 256<<20, "largest request body in bytes")
-	fs.DurationVar(&f.sessionTimeout, "session-timeout", 0, "delete sessions idle longer than this (0: never)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+}
+
+func (f *listenFlags) register(fs *flag.FlagSet) {
+	d := defaultListen
+	fs.StringVar(&f.host, "host", d.host, "address to listen on")
+	fs.StringVar(&f.allowedHosts, "allowed-hosts", d.allowedHosts, "comma-separated host names accepted in the Host header besides IP addresses and localhost")
+	fs.StringVar(&f.allowedOrigins, "allowed-origins", d.allowedOrigins, "comma-separated Origin values accepted (default: none)")
+	fs.Int64Var(&f.maxBody, "max-body", d.maxBody, "largest request body in bytes")
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", d.sessionTimeout, "delete sessions idle longer than this (0: never)")
+	fs.IntVar(&f.maxSessions, "max-sessions", d.maxSessions, "most sessions at once: beyond it New Session is 'session not created' and /status says ready false (0: no limit)")
 }
 
 // stack is a wdext server with its upstream, ready to serve.
@@ -117,7 +144,8 @@ func (f *serverFlags) build() (*stack, error) {
 			AllowedOrigins: splitList(f.allowedOrigins),
 			MaxBody:        f.maxBody,
 		},
-		Log: log,
+		Log:         log,
+		MaxSessions: f.maxSessions,
 	})
 	for _, register := range extra {
 		register(srv)

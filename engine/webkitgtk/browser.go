@@ -102,6 +102,8 @@ type browser struct {
 	inspector *wkinspector.Browser
 	// pages are the page targets the inspector listed at start.
 	pages []int
+	// agents keep the pages ready for the polyfill (nil without one).
+	agents *agents
 }
 
 // startBrowser starts the browser on display with both servers on
@@ -154,7 +156,12 @@ func (u *Upstream) startBrowser(ctx context.Context, display string, l launch, t
 					// the first page's: never opened (see wkinspector).
 					client := wkinspector.NewBrowser(inspector, conn, slices.Max(targets)+1)
 					p.client = client
-					return &browser{proc: p, automation: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), pages: targets, inspector: client}, nil
+					var as *agents
+					if u.Inject != "" {
+						as = newAgents(u.Inject, u.logger())
+						client.OnPrepared(as.add)
+					}
+					return &browser{proc: p, automation: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), pages: targets, inspector: client, agents: as}, nil
 				}
 			}
 			err = lerr

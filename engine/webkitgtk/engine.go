@@ -16,7 +16,9 @@ type Engine struct {
 	driver engine.Driver
 	// inspector is the browser's inspector client; the upstream that
 	// started the browser owns it and closes it with the browser.
-	inspector   *wkinspector.Browser
+	inspector *wkinspector.Browser
+	// agents keep the pages ready for the polyfill (nil without one).
+	agents      *agents
 	browserName string
 }
 

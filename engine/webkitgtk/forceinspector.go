@@ -44,22 +44,50 @@ func (e *Engine) ForceSample(ctx context.Context) error {
 		wg.Add(1)
 		go func() { // owned here: waited for below
 			defer wg.Done()
-			errs[i] = forcePage(ctx, p)
+			errs[i] = forcePage(ctx, p, e.agents != nil)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// forcePage forces the sample in every frame of one page.
-func forcePage(ctx context.Context, page *wkinspector.Conn) error {
+// forcePage forces the sample in every frame of one page, and, when the
+// page's agent put the polyfill in its dedicated workers, in each of
+// them. (Without an agent the Worker domain stays off: with it on, a new
+// worker waits for the inspector before it runs, and only the agent lets
+// it go.)
+func forcePage(ctx context.Context, page *wkinspector.Conn, workersToo bool) error {
 	contexts, err := page.FrameContexts(ctx)
 	if err != nil {
 		return err
 	}
+	var workers []wkinspector.Worker
+	if workersToo {
+		if workers, err = page.Workers(ctx); err != nil {
+			return err
+		}
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
+	for _, w := range workers {
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			var r struct {
+				Result struct {
+					Value any `json:"value"`
+				} `json:"result"`
+			}
+			err := page.CallWorker(ctx, w.ID, "Runtime.evaluate", map[string]any{"expression": forceExpression, "returnByValue": true}, &r)
+			if err != nil && ctx.Err() != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("worker %s: %w", w.URL, err))
+				mu.Unlock()
+			}
+			// Otherwise the worker ended meanwhile: nothing to sample.
+		}()
+	}
 	for frame, id := range contexts {
 		wg.Add(1)
 		go func() { // owned here: waited for below

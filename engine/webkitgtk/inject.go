@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wdext/wdext/polyfill"
 )
 
 // injector is an HTTP proxy that adds a script at the very start of every
@@ -16,7 +18,7 @@ import (
 // into quirks mode): the browser runs it before any script of the page,
 // in every frame loaded over http. CONNECT (https) is tunnelled untouched.
 type injector struct {
-	script []byte // "<script>…</script>"
+	script []byte // the script's source
 	ln     net.Listener
 	srv    *http.Server
 	tr     *http.Transport
@@ -29,7 +31,7 @@ func newInjector(script string) (*injector, error) {
 		return nil, err
 	}
 	in := &injector{
-		script: []byte("<script>" + script + "</script>"),
+		script: []byte(script),
 		ln:     ln,
 		// Go's transport asks for gzip and decodes it, so bodies arrive
 		// plain; no environment proxy.
@@ -92,7 +94,11 @@ func (in *injector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "wdext injector: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	body = inject(body, in.script)
+	// The document's Document-Policy, which only the response tells, goes
+	// with the script (see polyfill.SetPolicyScript): the page's scripts
+	// run after it.
+	script := "<script>" + string(in.script) + "\n" + polyfill.SetPolicyScript(JSProfilingAllowed(resp.Header)) + "</script>"
+	body = inject(body, []byte(script))
 	copyHeader(w.Header(), resp.Header)
 	w.Header().Del("Content-Encoding")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -156,6 +162,19 @@ func isDocumentRequest(r *http.Request) bool {
 func isHTML(ct string) bool {
 	ct = strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
 	return ct == "text/html" || ct == "application/xhtml+xml"
+}
+
+// InjectPolicy puts, after the prologue of an HTML document whose
+// response carries header, a script that tells wdext's Profiler polyfill
+// the document's Document-Policy (polyfill.SetPolicyScript). A server or
+// proxy that serves documents to a WebKitGTK session without wdext's own
+// proxy (which does this itself) can use it: the polyfill then knows the
+// policy before any script of the page runs, where the inspector's
+// Network domain only tells it just after the document's context
+// appears (see the package documentation). Elsewhere the script does
+// nothing.
+func InjectPolicy(body []byte, header http.Header) []byte {
+	return inject(body, []byte("<script>"+polyfill.SetPolicyScript(JSProfilingAllowed(header))+"</script>"))
 }
 
 // prologue is what may come before the injected script: a BOM, blanks,

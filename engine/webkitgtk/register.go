@@ -32,6 +32,11 @@ func newWindowCommand(ctx context.Context, sess *session.Session, body []byte) (
 		if err := e.inspector.FindNew(ctx, 1); err != nil {
 			return nil, webdriver.Errorf(webdriver.UnknownError, "the new window was opened, but preparing it in the inspector failed: %v", err)
 		}
+		if e.agents != nil {
+			if err := e.agents.wait(ctx); err != nil {
+				return nil, webdriver.Errorf(webdriver.UnknownError, "the new window was opened, but preparing it in the inspector failed: %v", err)
+			}
+		}
 	}
 	return v, nil
 }

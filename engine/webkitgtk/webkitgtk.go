@@ -20,6 +20,7 @@ import (
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/internal/procgroup"
+	"github.com/wdext/wdext/polyfill"
 	"github.com/wdext/wdext/webdriver"
 )
 
@@ -82,8 +83,10 @@ type Upstream struct {
 	// Inject, if set, is a script every document of the sessions runs
 	// first, in every frame (polyfill.Script): the inspector's bootstrap
 	// script, and wdext's injecting proxy as the sessions' proxy
-	// capability unless the client asked for a proxy itself (see the
-	// package documentation).
+	// capability unless the client asked for a proxy itself; and every
+	// dedicated worker runs it first too. It must be the Profiler
+	// polyfill's: the pages' agents tell it Document-Policy and deliver
+	// periodic samples to it (see the package documentation).
 	Inject string
 
 	mu       sync.Mutex
@@ -228,7 +231,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 		})
 	}
 	bindEngine := func(_ context.Context, s engine.NewSession) (engine.Engine, error) {
-		return &Engine{driver: s.Driver, inspector: b.inspector, browserName: browserName(s.Capabilities)}, nil
+		return &Engine{driver: s.Driver, inspector: b.inspector, agents: b.agents, browserName: browserName(s.Capabilities)}, nil
 	}
 	return &driver.Instance{URL: p.url, Done: p.done, Bind: bindEngine}, orDefault(u.NewSessionTimeout, 30*time.Second), bind, nil
 }
@@ -246,8 +249,14 @@ func (u *Upstream) bootstrap(b *browser) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := b.inspector.SetBootstrap(ctx, u.Inject, b.pages); err != nil {
+	// The bootstrap script also tells the polyfill that the page's agent
+	// delivers periodic samples (see agent).
+	if err := b.inspector.SetBootstrap(ctx, u.Inject+"\n"+polyfill.EnableSamplerScript, b.pages); err != nil {
 		u.logger().Warn("the polyfill is injected by the proxy only (http documents): setting it as the inspector's bootstrap script failed", "err", err)
+		return
+	}
+	if err := b.agents.wait(ctx); err != nil {
+		u.logger().Warn("arming the inspector for the polyfill", "err", err)
 	}
 }
 

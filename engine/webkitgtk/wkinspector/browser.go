@@ -34,6 +34,16 @@ type Browser struct {
 	pages     map[int]*Conn
 	highest   int    // the highest target number with a page found so far
 	bootstrap string // run first in every frame of every page; "" for none
+	onPage    func(*Conn)
+}
+
+// OnPrepared makes f be called for every page once its bootstrap script
+// is set (again for a page whose bootstrap is set again). f is called with
+// the Browser's lock held: it must not block or call the Browser.
+func (b *Browser) OnPrepared(f func(*Conn)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.onPage = f
 }
 
 // Listing reads the target numbers the HTML page at / of the inspector's
@@ -217,5 +227,11 @@ func (b *Browser) prepare(ctx context.Context, c *Conn) error {
 	if err := c.EnablePage(ctx); err != nil {
 		return err
 	}
-	return c.Call(ctx, "Page.setBootstrapScript", map[string]any{"source": b.bootstrap}, nil)
+	if err := c.Call(ctx, "Page.setBootstrapScript", map[string]any{"source": b.bootstrap}, nil); err != nil {
+		return err
+	}
+	if b.onPage != nil {
+		b.onPage(c)
+	}
+	return nil
 }

@@ -35,7 +35,9 @@ type message struct {
 }
 
 // Event is an event of the page's backend, or of one of its workers
-// (Worker set).
+// (Worker set), or of the connection's Target domain
+// (Target.targetCreated, Target.didCommitProvisionalTarget: a new
+// backend, whose agents start disabled).
 type Event struct {
 	Worker string
 	Method string
@@ -158,6 +160,7 @@ func (c *Conn) dispatch(m *message) {
 		if json.Unmarshal(m.Params, &p) == nil && p.TargetInfo.Type == "page" && !p.TargetInfo.IsProvisional {
 			c.setPage(p.TargetInfo.TargetID)
 		}
+		c.emit(Event{Method: m.Method, Params: m.Params})
 	case "Target.didCommitProvisionalTarget":
 		var p struct {
 			NewTargetID string `json:"newTargetId"`
@@ -165,6 +168,9 @@ func (c *Conn) dispatch(m *message) {
 		if json.Unmarshal(m.Params, &p) == nil {
 			c.setPage(p.NewTargetID)
 		}
+		// After setPage: a subscriber's commands go to the new backend,
+		// whose agents start disabled.
+		c.emit(Event{Method: m.Method, Params: m.Params})
 	case "Target.dispatchMessageFromTarget":
 		var p struct {
 			TargetID string `json:"targetId"`
@@ -328,8 +334,25 @@ func (c *Conn) CallWorker(ctx context.Context, worker, method string, params, re
 }
 
 func (c *Conn) call(ctx context.Context, worker, method string, params, result any) error {
-	if params == nil {
-		params = struct{}{}
+	return c.Pipeline(ctx, worker, Command{Method: method, Params: params, Result: result})
+}
+
+// Command is one command of a Pipeline: its result is decoded into
+// Result (nil to drop it).
+type Command struct {
+	Method string
+	Params any
+	Result any
+}
+
+// Pipeline sends commands to the page (worker "") or one of its workers
+// in one write, in order, so that the backend runs them one after the
+// other without waiting for a round trip between them, and waits for
+// every reply. It returns the first error.
+func (c *Conn) Pipeline(ctx context.Context, worker string, cmds ...Command) error {
+	type sent struct {
+		id, outerID, workerID int64
+		ch                    chan *message
 	}
 	c.mu.Lock()
 	if c.err != nil {
@@ -337,66 +360,90 @@ func (c *Conn) call(ctx context.Context, worker, method string, params, result a
 		c.mu.Unlock()
 		return err
 	}
-	// The command's own id, and the ids of the envelopes it travels in:
-	// their replies only matter when they are errors.
-	id := c.newID()
-	ch := make(chan *message, 1)
-	c.pending[id] = ch
-	outerID := c.newID()
-	c.acks[outerID] = id
-	var workerID int64
-	if worker != "" {
-		workerID = c.newID()
-		c.acks[workerID] = id
-	}
 	page := c.page
+	// Each command's own id, and the ids of the envelopes it travels in:
+	// their replies only matter when they are errors.
+	all := make([]sent, len(cmds))
+	for i := range cmds {
+		s := sent{id: c.newID(), ch: make(chan *message, 1)}
+		c.pending[s.id] = s.ch
+		s.outerID = c.newID()
+		c.acks[s.outerID] = s.id
+		if worker != "" {
+			s.workerID = c.newID()
+			c.acks[s.workerID] = s.id
+		}
+		all[i] = s
+	}
 	c.mu.Unlock()
-	forget := func() {
+	forget := func(s sent) {
 		c.mu.Lock()
-		delete(c.pending, id)
-		delete(c.acks, outerID)
-		delete(c.acks, workerID)
+		delete(c.pending, s.id)
+		delete(c.acks, s.outerID)
+		delete(c.acks, s.workerID)
 		c.mu.Unlock()
 	}
+	defer func() {
+		for _, s := range all {
+			forget(s)
+		}
+	}()
 
-	msg, err := json.Marshal(map[string]any{"id": id, "method": method, "params": params})
-	if err == nil && worker != "" {
-		msg, err = json.Marshal(map[string]any{"id": workerID, "method": "Worker.sendMessageToWorker",
-			"params": map[string]any{"workerId": worker, "message": string(msg)}})
+	outs := make([][]byte, len(cmds))
+	for i, cmd := range cmds {
+		params := cmd.Params
+		if params == nil {
+			params = struct{}{}
+		}
+		s := all[i]
+		msg, err := json.Marshal(map[string]any{"id": s.id, "method": cmd.Method, "params": params})
+		if err == nil && worker != "" {
+			msg, err = json.Marshal(map[string]any{"id": s.workerID, "method": "Worker.sendMessageToWorker",
+				"params": map[string]any{"workerId": worker, "message": string(msg)}})
+		}
+		if err != nil {
+			return err
+		}
+		outs[i], _ = json.Marshal(map[string]any{"id": s.outerID, "method": "Target.sendMessageToTarget",
+			"params": map[string]any{"targetId": page, "message": string(msg)}})
 	}
-	if err != nil {
-		forget()
-		return err
-	}
-	out, _ := json.Marshal(map[string]any{"id": outerID, "method": "Target.sendMessageToTarget",
-		"params": map[string]any{"targetId": page, "message": string(msg)}})
 	c.wmu.Lock()
-	c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-	err = c.ws.WriteMessage(websocket.TextMessage, out)
+	var err error
+	for i, out := range outs {
+		c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if err = c.ws.WriteMessage(websocket.TextMessage, out); err != nil {
+			err = fmt.Errorf("wkinspector: sending %s: %w", cmds[i].Method, err)
+			break
+		}
+	}
 	c.wmu.Unlock()
 	if err != nil {
-		forget()
-		return fmt.Errorf("wkinspector: sending %s: %w", method, err)
+		return err
 	}
-	select {
-	case m := <-ch:
-		forget()
-		if m == nil {
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			return fmt.Errorf("%s: %w", method, c.err)
+	var first error
+	for i, s := range all {
+		method, result := cmds[i].Method, cmds[i].Result
+		var err error
+		select {
+		case m := <-s.ch:
+			switch {
+			case m == nil:
+				c.mu.Lock()
+				err = fmt.Errorf("%s: %w", method, c.err)
+				c.mu.Unlock()
+			case m.Error != nil:
+				err = fmt.Errorf("%s: %w", method, m.Error)
+			case result != nil && len(m.Result) > 0:
+				err = json.Unmarshal(m.Result, result)
+			}
+		case <-ctx.Done():
+			err = fmt.Errorf("%s: %w", method, ctx.Err())
 		}
-		if m.Error != nil {
-			return fmt.Errorf("%s: %w", method, m.Error)
+		if err != nil && first == nil {
+			first = err
 		}
-		if result == nil || len(m.Result) == 0 {
-			return nil
-		}
-		return json.Unmarshal(m.Result, result)
-	case <-ctx.Done():
-		forget()
-		return fmt.Errorf("%s: %w", method, ctx.Err())
 	}
+	return first
 }
 
 // newID returns a fresh message id; c.mu is held.

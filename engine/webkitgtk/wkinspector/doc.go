@@ -23,6 +23,13 @@
 // client sends concurrent commands where it can and keeps what events
 // tell it (FrameContexts) rather than asking again.
 //
+// Subscribers get the events of the page's backend and its workers, and
+// the connection's Target.targetCreated and
+// Target.didCommitProvisionalTarget (a new backend, whose domains are all
+// off). With the Worker domain enabled, WebKit holds every new dedicated
+// worker before its script until Worker.initialized is sent for it
+// (measured on WebKitGTK 2.50.6): whoever enables it must send that.
+//
 // The protocol's types are written out here for the few commands wdext
 // uses: there is no maintained Go package of the Web Inspector protocol.
 package wkinspector

@@ -18,7 +18,9 @@ type Worker struct {
 // the Worker domain, which announces the workers there are before it
 // replies; from then on the connection keeps the list from the domain's
 // events (workerCreated, workerTerminated), so later calls cost no round
-// trip. The domain stays enabled, as CallWorker needs.
+// trip. The domain stays enabled, as CallWorker needs; while it is, WebKit
+// holds every new worker before its script until Worker.initialized is
+// sent for it (see the package documentation).
 func (c *Conn) Workers(ctx context.Context) ([]Worker, error) {
 	c.mu.Lock()
 	tracking := c.workers != nil

@@ -222,3 +222,40 @@ func TestFindNew(t *testing.T) {
 	assert.Equal(t, len(pages), 2)
 	assert.Equal(t, f.opened.Load(), int32(0))
 }
+
+// Pipeline sends its commands at once and decodes every reply; the first
+// error is returned. Subscribers see a process swap's commit.
+func TestPipelineAndSwapEvent(t *testing.T) {
+	f := newFake(t, 2, 1)
+	ctx := context.Background()
+	c, err := Dial(ctx, f.addr(), "/socket/1/1/WebPage", time.Second)
+	assert.NilError(t, err)
+	defer c.Close()
+
+	type res struct {
+		Result struct{ Value string } `json:"result"`
+	}
+	var a, b res
+	err = c.Pipeline(ctx, "",
+		Command{Method: "Runtime.evaluate", Params: map[string]any{"expression": "a"}, Result: &a},
+		Command{Method: "Fail.me"},
+		Command{Method: "Runtime.evaluate", Params: map[string]any{"expression": "b"}, Result: &b})
+	var ie *Error
+	assert.Assert(t, errors.As(err, &ie), "%v", err)
+	assert.Equal(t, a.Result.Value, "a")
+	assert.Equal(t, b.Result.Value, "b")
+
+	commits := make(chan string, 4)
+	defer c.Subscribe(func(e Event) {
+		if e.Method == "Target.didCommitProvisionalTarget" {
+			commits <- string(e.Params)
+		}
+	})()
+	assert.NilError(t, c.Call(ctx, "Nav.swap", nil, nil))
+	select {
+	case p := <-commits:
+		assert.Assert(t, strings.Contains(p, "page-1-swapped"), p)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no commit event")
+	}
+}

@@ -1,0 +1,164 @@
+// Drives a real browser through wdext.mjs, with selenium-webdriver and
+// with WebdriverIO: node test.mjs WDEXT_URL PAGE_URL
+//
+// WDEXT_URL is a wdext server (or a Grid in front of wdext nodes),
+// PAGE_URL testdata/readme/app.html served with Document-Policy:
+// js-profiling (wdext's Go test cmd/wdext TestClientJS runs it so). The
+// clients come from WDEXT_NODE_MODULES (default: the repository's
+// .cache/node/node_modules, where scripts/deps.sh installs them). Prints a
+// line per check and "N passed, N failed"; exits non-zero on a failure.
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import assert from 'node:assert/strict'
+
+import { forSelenium, addWdioCommands, WdextError } from './wdext.mjs'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const modules = process.env.WDEXT_NODE_MODULES || path.join(here, '../../.cache/node/node_modules')
+
+// load imports a package installed under modules (this file is not in
+// their tree, so a bare import would not find them).
+async function load(name) {
+  const dir = path.join(modules, name)
+  const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'))
+  const dot = pkg.exports?.['.']
+  const entry = (typeof dot === 'string' ? dot : dot?.import ?? dot?.default) ?? pkg.main ?? 'index.js'
+  let file = path.join(dir, entry)
+  if (!path.extname(file)) file += '.js'
+  return import(pathToFileURL(file).href)
+}
+
+const [server, page] = process.argv.slice(2)
+if (!server || !page) {
+  console.error('usage: node test.mjs WDEXT_URL PAGE_URL')
+  process.exit(2)
+}
+let passed = 0
+let failed = 0
+async function check(name, f) {
+  try {
+    await f()
+    console.log('ok', name)
+    passed++
+  } catch (e) {
+    console.log('FAIL', name)
+    console.log(e)
+    failed++
+  }
+}
+
+// The samples forced between two marks of a page whose profiler samples
+// every 10 s: exactly the forced ones.
+async function forcedSamples(exec, execAsync, force) {
+  await exec('window.profiler = new Profiler({sampleInterval: 10000, maxBufferSize: 100})')
+  const t0 = await exec('return performance.now()')
+  for (let i = 0; i < 3; i++) assert.equal(await force(), null)
+  const t1 = await exec('return performance.now()')
+  const samples = await execAsync('profiler.stop().then(trace => arguments[arguments.length - 1](trace.samples))')
+  return samples.filter((s) => t0 < s.timestamp && s.timestamp < t1).length
+}
+
+// selenium-webdriver
+{
+  const { Builder, Browser, error } = await load('selenium-webdriver')
+  const driver = await new Builder().usingServer(server).forBrowser(Browser.CHROME).build()
+  try {
+    const wdext = forSelenium(driver)
+    await driver.get(page)
+    assert.equal(await driver.executeAsyncScript('ready.then(arguments[0])'), true)
+    await check('selenium-webdriver: forceSample', async () => {
+      const n = await forcedSamples((s) => driver.executeScript(s), (s) => driver.executeAsyncScript(s), wdext.forceSample)
+      assert.equal(n, 3)
+    })
+    await check('selenium-webdriver: measureMemory', async () => {
+      const m = await wdext.measureMemory({ source: 'engine', timeout: 30000 })
+      assert.ok(m.bytes > 0 && Array.isArray(m.breakdown), JSON.stringify(m))
+    })
+    await check('selenium-webdriver: an invalid argument is its InvalidArgumentError', async () => {
+      await assert.rejects(wdext.measureMemory({ source: 'nonsense' }), error.InvalidArgumentError)
+    })
+    await check('selenium-webdriver: collectGarbage', async () => {
+      const r = await wdext.collectGarbage()
+      assert.deepEqual(r.targets.map((t) => t.type).sort(), ['iframe', 'page', 'worker'])
+    })
+    await check('selenium-webdriver: takeCensus', async () => {
+      const c = await wdext.takeCensus({ by: 'objectClass' })
+      assert.deepEqual(c.Foo, { count: 1000, bytes: 16000 })
+    })
+    await check('selenium-webdriver: gc log', async () => {
+      assert.equal((await wdext.startGCLog()).collecting, true)
+      await wdext.collectGarbage()
+      assert.ok(Array.isArray((await wdext.gcLog()).entries))
+      assert.equal((await wdext.stopGCLog()).collecting, false)
+    })
+    await check('selenium-webdriver: allocations and live objects', async () => {
+      const s = await wdext.setAllocations({ trackingAllocationSites: true, allocationSamplingProbability: 1 })
+      assert.equal(s.trackingAllocationSites, true)
+      await driver.executeScript('window.big = Array.from({length: 1000}, (_, i) => ({i}))')
+      assert.ok((await wdext.drainAllocations()).log.length > 0)
+      await wdext.setAllocations({ trackingAllocationSites: false })
+      await wdext.startLiveObjects()
+      await driver.executeScript('window.more = Array.from({length: 1000}, (_, i) => ({i}))')
+      const live = await wdext.stopLiveObjects()
+      assert.ok(Array.isArray(live.liveObjects) && live.count > 0)
+    })
+  } finally {
+    await driver.quit()
+  }
+}
+
+// WebdriverIO
+{
+  const { remote } = await load('webdriverio')
+  const u = new URL(server)
+  const browser = await remote({
+    protocol: u.protocol.slice(0, -1),
+    hostname: u.hostname,
+    port: Number(u.port),
+    path: u.pathname,
+    logLevel: 'error',
+    capabilities: { browserName: 'chrome' },
+  })
+  try {
+    addWdioCommands(browser)
+    await browser.url(page)
+    assert.equal(await browser.executeAsync((done) => window.ready.then(done)), true)
+    await check('WebdriverIO: browser.forceSample', async () => {
+      const n = await forcedSamples(
+        (s) => browser.execute(s),
+        (s) => browser.executeAsync(s),
+        () => browser.forceSample(),
+      )
+      assert.equal(n, 3)
+    })
+    await check('WebdriverIO: browser.measureMemory', async () => {
+      const m = await browser.measureMemory({ source: 'engine' })
+      assert.ok(m.bytes > 0 && Array.isArray(m.breakdown), JSON.stringify(m))
+    })
+    await check('WebdriverIO: an invalid argument is a WdextError', async () => {
+      await assert.rejects(browser.measureMemory({ source: 'nonsense' }), (e) => e instanceof WdextError && e.error === 'invalid argument' && e.status === 400)
+    })
+    await check('WebdriverIO: browser.collectGarbage', async () => {
+      const r = await browser.collectGarbage()
+      assert.deepEqual(r.targets.map((t) => t.type).sort(), ['iframe', 'page', 'worker'])
+    })
+    await check('WebdriverIO: browser.takeCensus', async () => {
+      const c = await browser.takeCensus({ by: 'objectClass' })
+      assert.deepEqual(c.Foo, { count: 1000, bytes: 16000 })
+    })
+    await check('WebdriverIO: gc log and live objects', async () => {
+      assert.equal((await browser.startGCLog()).collecting, true)
+      assert.ok(Array.isArray((await browser.gcLog()).entries))
+      assert.equal((await browser.stopGCLog()).collecting, false)
+      await browser.startLiveObjects()
+      const live = await browser.stopLiveObjects()
+      assert.ok(Array.isArray(live.liveObjects))
+    })
+  } finally {
+    await browser.deleteSession()
+  }
+}
+
+console.log(`${passed} passed, ${failed} failed`)
+process.exit(failed ? 1 : 0)

@@ -1,0 +1,36 @@
+// Types of wdext.mjs.
+
+export interface MeasureOptions { source?: 'api' | 'engine'; timeout?: number }
+export interface AllocationOptions {
+  trackingAllocationSites?: boolean
+  allocationSamplingProbability?: number
+  maxAllocationsLogLength?: number
+}
+
+export interface WdextCommands {
+  forceSample(): Promise<null>
+  measureMemory(opts?: MeasureOptions): Promise<{ bytes: number; breakdown: any[] }>
+  collectGarbage(opts?: { timeout?: number }): Promise<{ targets: any[] }>
+  takeCensus(breakdown?: object, opts?: { targets?: 'page' | 'all' }): Promise<any>
+  setAllocations(opts?: AllocationOptions): Promise<any>
+  drainAllocations(): Promise<{ log: any[]; overflowed: boolean }>
+  startGCLog(): Promise<{ collecting: boolean }>
+  stopGCLog(): Promise<{ collecting: boolean }>
+  gcLog(): Promise<{ collecting: boolean; entries: any[] }>
+  startLiveObjects(): Promise<null>
+  stopLiveObjects(): Promise<{ liveObjects: any[]; count: number; instanceSize: number }>
+}
+
+export declare const commands: Record<keyof WdextCommands, { method: string; path: string; params: (...args: any[]) => any }>
+export declare function forSelenium(driver: any): WdextCommands
+export declare function addWdioCommands<B>(browser: B): B & WdextCommands
+export declare class WdextError extends Error {
+  status: number
+  error: string
+}
+
+declare global {
+  namespace WebdriverIO {
+    interface Browser extends WdextCommands {}
+  }
+}

@@ -1,0 +1,167 @@
+// wdext's extension commands for Node.js WebDriver clients: one call each,
+// on a session of a wdext server (or of a Selenium Grid whose nodes relay
+// to wdext). No dependencies: it uses the client you already have.
+//
+// selenium-webdriver:
+//
+//   import { forSelenium } from 'wdext'
+//   const wdext = forSelenium(driver)
+//   await wdext.forceSample()
+//   const m = await wdext.measureMemory({ source: 'engine' })
+//
+// The commands are defined on the driver's executor (executor.defineCommand,
+// as selenium-webdriver's own chromium module adds its vendor commands) and
+// run with driver.execute: a W3C error rejects with selenium-webdriver's
+// own error class for its code (error.InvalidArgumentError, ...).
+//
+// WebdriverIO:
+//
+//   import { addWdioCommands } from 'wdext'
+//   addWdioCommands(browser)            // in wdio.conf's before hook, or after remote()
+//   await browser.forceSample()
+//   const census = await browser.takeCensus({ by: 'objectClass' })
+//
+// Each is a custom command (browser.addCommand) that sends its request to
+// the endpoint in browser.options; a W3C error rejects with a WdextError
+// whose .error is the code.
+//
+// Timeouts are in milliseconds. The commands and their results are in
+// wdext's README.md.
+
+/**
+ * The extension commands: name → HTTP method, path under the session, and
+ * how the helper's arguments become the command's parameters.
+ */
+export const commands = {
+  forceSample: { method: 'POST', path: 'forcesample', params: () => ({}) },
+  measureMemory: {
+    method: 'POST',
+    path: 'wdext/memory/measure',
+    params: ({ source, timeout } = {}) => some({ source, timeout }),
+  },
+  collectGarbage: { method: 'POST', path: 'wdext/memory/gc', params: ({ timeout } = {}) => some({ timeout }) },
+  takeCensus: {
+    method: 'POST',
+    path: 'wdext/memory/census',
+    params: (breakdown, { targets } = {}) => some({ breakdown, targets }),
+  },
+  setAllocations: {
+    method: 'POST',
+    path: 'wdext/memory/allocations',
+    params: ({ trackingAllocationSites, allocationSamplingProbability, maxAllocationsLogLength } = {}) =>
+      some({ trackingAllocationSites, allocationSamplingProbability, maxAllocationsLogLength }),
+  },
+  drainAllocations: { method: 'POST', path: 'wdext/memory/allocations/drain', params: () => ({}) },
+  startGCLog: { method: 'POST', path: 'wdext/memory/gc-log', params: () => ({ collect: true }) },
+  stopGCLog: { method: 'POST', path: 'wdext/memory/gc-log', params: () => ({ collect: false }) },
+  gcLog: { method: 'GET', path: 'wdext/memory/gc-log', params: () => undefined },
+  startLiveObjects: { method: 'POST', path: 'wdext/memory/live-objects/start', params: () => ({}) },
+  stopLiveObjects: { method: 'POST', path: 'wdext/memory/live-objects/stop', params: () => ({}) },
+  // The leak check (wdext issue 16) goes here once wdext serves it: both
+  // forSelenium and addWdioCommands pick it up from this table.
+}
+
+function some(o) {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null))
+}
+
+/**
+ * A selenium-webdriver Command (lib/command.js's interface, which
+ * WebDriver.execute takes), built here so that this module needs no
+ * import of its own: it works with the selenium-webdriver of the project
+ * that uses it, wherever this file lives.
+ */
+class Command {
+  constructor(name) {
+    this.name_ = name
+    this.parameters_ = {}
+  }
+  getName() {
+    return this.name_
+  }
+  setParameter(name, value) {
+    this.parameters_[name] = value
+    return this
+  }
+  setParameters(parameters) {
+    this.parameters_ = parameters
+    return this
+  }
+  getParameter(key) {
+    return this.parameters_[key]
+  }
+  getParameters() {
+    return this.parameters_
+  }
+}
+
+/**
+ * The extension commands of a selenium-webdriver WebDriver: an object with
+ * one async method per entry of commands.
+ */
+export function forSelenium(driver) {
+  const executor = driver.getExecutor()
+  const out = {}
+  for (const [name, c] of Object.entries(commands)) {
+    const id = 'wdext:' + name
+    executor.defineCommand(id, c.method, '/session/:sessionId/' + c.path)
+    out[name] = (...args) => {
+      const cmd = new Command(id)
+      const params = c.params(...args)
+      if (params) cmd.setParameters({ ...params })
+      return driver.execute(cmd)
+    }
+  }
+  return out
+}
+
+/** A W3C error answered to an extension command (WebdriverIO helpers). */
+export class WdextError extends Error {
+  constructor(status, error, message, command) {
+    super(`${command}: ${error}: ${message}`)
+    this.name = 'WdextError'
+    this.status = status
+    this.error = error
+  }
+}
+
+/**
+ * Adds the extension commands to a WebdriverIO browser as custom commands:
+ * browser.forceSample(), browser.measureMemory({source}),
+ * browser.takeCensus(breakdown), ... It returns the browser.
+ */
+export function addWdioCommands(browser) {
+  for (const [name, c] of Object.entries(commands)) {
+    browser.addCommand(name, async function (...args) {
+      return call(endpoint(this.options), this.sessionId, c, c.params(...args), this.options.headers, name)
+    })
+  }
+  return browser
+}
+
+function endpoint({ protocol = 'http', hostname = 'localhost', port, path = '/' }) {
+  const p = path.endsWith('/') ? path : path + '/'
+  return `${protocol}://${hostname}${port ? ':' + port : ''}${p}`
+}
+
+/** Sends one extension command to the WebDriver endpoint base (ending in /). */
+export async function call(base, sessionId, c, params, headers = {}, what = c.path) {
+  const res = await fetch(`${base}session/${encodeURIComponent(sessionId)}/${c.path}`, {
+    method: c.method,
+    // A Selenium Grid refuses application/json without its charset.
+    headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8', Accept: 'application/json' },
+    body: params === undefined ? undefined : JSON.stringify(params),
+  })
+  const text = await res.text()
+  let reply
+  try {
+    reply = JSON.parse(text)
+  } catch {
+    throw new WdextError(res.status, 'unknown error', `not JSON (HTTP ${res.status}): ${text.slice(0, 200)}`, what)
+  }
+  const v = reply && reply.value
+  if (res.status !== 200 || (v && typeof v === 'object' && typeof v.error === 'string')) {
+    throw new WdextError(res.status, v?.error ?? 'unknown error', v?.message ?? text.slice(0, 200), what)
+  }
+  return v
+}

@@ -1,0 +1,2 @@
+// Reached only through /common/redirect.py, on the cross-site HTTPS origin.
+window.redirected = true;
