@@ -15,7 +15,10 @@
 //     [Server.Mount] adds virtual paths (testharnessreport.js,
 //     testdriver-vendor.js, control endpoints); [Static] makes a handler
 //     from fixed bytes. [ChromeCapabilities] and [WebKitGTKCapabilities]
-//     are what a browser session needs to reach and trust it.
+//     are what a browser session needs to reach and trust it;
+//     Options.Document lets a browser engine rewrite the HTML documents
+//     it serves (wdext wpt tells WebKitGTK's Profiler polyfill each
+//     document's Document-Policy that way).
 //   - [Discover] lists the tests under some paths the way WPT's manifest
 //     does, with their timeouts; [FindRoot] finds the WPT root a path is
 //     in (resources/testharness.js, or a [RootMarker] file), so test IDs do

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -286,4 +287,24 @@ func TestChromeCapabilities(t *testing.T) {
 	s, err = NewServer(root, Options{MainHost: "localhost"})
 	assert.NilError(t, err)
 	assert.DeepEqual(t, args(ChromeCapabilities(s, false)), []string{"--enable-blink-features=ForceEagerMeasureMemory"})
+}
+
+// Options.Document rewrites the HTML documents of the tree (files and
+// generated wrappers), seeing their headers, and nothing else.
+func TestDocumentHook(t *testing.T) {
+	files := map[string]string{
+		"p.html":         "<!doctype html><p>page",
+		"p.html.headers": "Document-Policy: js-profiling\n",
+		"s.js":           "x = 1",
+		"t.any.js":       "test(() => {});",
+	}
+	s, err := NewServer(writeTree(t, files), Options{Document: func(body []byte, h http.Header) []byte {
+		return append([]byte("<!-- policy: "+h.Get("Document-Policy")+" -->"), body...)
+	}})
+	assert.NilError(t, err)
+	w := serve(s, "GET", mainURL+"/p.html")
+	assert.Check(t, is.Equal(w.Body.String(), "<!-- policy: js-profiling --><!doctype html><p>page"))
+	assert.Check(t, is.Equal(w.Header().Get("Content-Length"), strconv.Itoa(w.Body.Len())))
+	assert.Check(t, is.Equal(serve(s, "GET", mainURL+"/s.js").Body.String(), "x = 1"))
+	assert.Check(t, strings.HasPrefix(serve(s, "GET", mainURL+"/t.any.html").Body.String(), "<!-- policy:  -->"))
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"mime"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +43,11 @@ type Options struct {
 	// ErrorLog receives server errors and the reasons for 5xx responses;
 	// nil means the log package's standard logger.
 	ErrorLog *log.Logger
+	// Document, if set, rewrites each HTML document the tree serves
+	// (files and generated wrappers, not mounts) given its response
+	// headers: a browser engine's hook, such as telling a polyfill the
+	// document's Document-Policy before any of its scripts runs.
+	Document func(body []byte, header http.Header) []byte
 }
 
 // Server serves a WPT-style tree on loopback under two cross-site hosts.
@@ -401,7 +407,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, he.msg, he.code)
 		return
 	}
+	if s.opts.Document != nil && isHTML(resp.header.Get("Content-Type")) {
+		resp.body = s.opts.Document(resp.body, resp.header)
+	}
 	resp.write(w, r)
+}
+
+// isHTML says whether a Content-Type is an HTML document's (not XHTML,
+// where an inserted script element must be namespaced).
+func isHTML(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "text/html"
 }
 
 // mounted returns the handler mounted for urlPath; s.mu must be held.

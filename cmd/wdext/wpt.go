@@ -22,6 +22,7 @@ import (
 	"github.com/tebeka/selenium"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/webkitgtk"
 	"github.com/wdext/wdext/wpt"
 )
 
@@ -500,7 +501,10 @@ func signalContext(hard func()) (ctx context.Context, caught func() os.Signal, s
 // told so: it gets the loopback names (see package wpt, "Hosts and ports").
 func serverOptions(f *wptFlags) wpt.Options {
 	if f.webkitgtk() {
-		return wpt.Options{MainHost: "localhost", SecondPort: true, HTTPS: true}
+		// The Profiler polyfill learns each document's Document-Policy
+		// from the document itself, before its scripts run: on https there
+		// is no injecting proxy, and the inspector tells it only later.
+		return wpt.Options{MainHost: "localhost", SecondPort: true, HTTPS: true, Document: webkitgtk.InjectPolicy}
 	}
 	return wpt.Options{WPTHosts: true, SecondPort: true, HTTPS: true}
 }

@@ -516,3 +516,20 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// Document-Policy decides whether a document may profile, from its first
+// script on, over https as over http: natively on Chromium, and on
+// WebKitGTK, whose Profiler is wdext's polyfill, because wdext wpt puts
+// each document's policy in it (wpt.Options.Document).
+func TestWPTDocumentPolicy(t *testing.T) {
+	requireHarness(t)
+	engines := map[string]func(testing.TB) string{"chromium": e2e.RequireChromium, "webkitgtk": e2e.RequireWebKitGTK}
+	for _, name := range []string{"chromium", "webkitgtk"} {
+		t.Run(name, func(t *testing.T) {
+			engines[name](t)
+			stdout, errOut, code := wdextIn(t, repoRoot(t), nil, 3*time.Minute, "wpt", "--engine", name, "testdata/wpt-policy")
+			assert.Equal(t, code, 0, "%s\n%s", stdout, errOut)
+			assert.Check(t, is.Contains(stdout, "subtests: PASS 2"), stdout)
+		})
+	}
+}
