@@ -26,19 +26,8 @@ func runSuite(t testing.TB, dir string, vendor string) ([]wpt.Result, time.Durat
 // runSuiteAt runs it through the wdext at webDriver, with sessions of caps
 // (nil: the runner's default).
 func runSuiteAt(t testing.TB, webDriver string, caps selenium.Capabilities, dir string, vendor string) ([]wpt.Result, time.Duration) {
-	root := e2e.Testdata("wpt")
-	th, err := wpt.FindTestharness("", root)
-	if err != nil {
-		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	srv, err := wpt.NewServer(root, wpt.Options{MainHost: "localhost"})
-	assert.NilError(t, err)
+	srv, th := bundledServer(t)
 	ctx := context.Background()
-	assert.NilError(t, srv.Start(ctx))
-	t.Cleanup(func() { srv.Close() })
 	r := &wpt.Runner{WebDriver: webDriver, Server: srv, Testharness: th, Capabilities: caps, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	r.Mount()
 	if vendor != "" {
@@ -48,7 +37,7 @@ func runSuiteAt(t testing.TB, webDriver string, caps selenium.Capabilities, dir 
 	if dir != "" {
 		paths = []string{dir}
 	}
-	tests, err := wpt.Discover(root, paths)
+	tests, err := wpt.Discover(e2e.Testdata("wpt"), paths)
 	assert.NilError(t, err)
 	start := time.Now()
 	results, err := r.Run(ctx, tests)
@@ -94,4 +83,24 @@ func BenchmarkProfilingSuite(b *testing.B) {
 	b.ReportMetric(force.Seconds()/float64(b.N), "force-sample-s")
 	b.ReportMetric(busy.Seconds()/float64(b.N), "busy-wait-s")
 	b.ReportMetric(busy.Seconds()/force.Seconds(), "speedup")
+}
+
+// bundledServer serves the bundled suite (testdata/wpt) as the runner's
+// tests do until the test ends, with the testharness.js to serve; it skips
+// the test when there is none (unless browsers are required).
+func bundledServer(t testing.TB) (*wpt.Server, []byte) {
+	t.Helper()
+	root := e2e.Testdata("wpt")
+	th, err := wpt.FindTestharness("", root)
+	if err != nil {
+		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	srv, err := wpt.NewServer(root, wpt.Options{MainHost: "localhost"})
+	assert.NilError(t, err)
+	assert.NilError(t, srv.Start(context.Background()))
+	t.Cleanup(func() { srv.Close() })
+	return srv, th
 }

@@ -34,19 +34,8 @@ func TestBundledProfilingLoop(t *testing.T) {
 		runs = n
 	}
 	env := e2e.Start(t, forcesample.Register)
-	root := e2e.Testdata("wpt")
-	th, err := wpt.FindTestharness("", root)
-	if err != nil {
-		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	srv, err := wpt.NewServer(root, wpt.Options{MainHost: "localhost"})
-	assert.NilError(t, err)
-	ctx := context.Background()
-	assert.NilError(t, srv.Start(ctx))
-	t.Cleanup(func() { srv.Close() })
+	srv, th := bundledServer(t)
+	root, ctx := e2e.Testdata("wpt"), context.Background()
 	exp, err := wpt.LoadExpectations(e2e.Testdata("wpt", "expectations.json"))
 	assert.NilError(t, err)
 	tests, err := wpt.Discover(root, []string{"js-self-profiling"})

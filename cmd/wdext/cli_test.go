@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +9,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,26 +19,7 @@ import (
 // stdout, stderr and exit status (-1: killed at the timeout).
 func run(t *testing.T, timeout time.Duration, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, wdextBinary(t), args...)
-	// A group of its own, killed whole: a wdext that starts a driver
-	// leaves nothing behind.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		code = -1
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("wdext %v: %v", args, err)
-	}
-	return o.String(), e.String(), code
+	return wdextIn(t, "", nil, timeout, args...)
 }
 
 var versionLine = regexp.MustCompile(`^wdext (\(devel\)|v\S+)( \(commit [0-9a-f]{40}(, [0-9TZ:-]+)?(, modified)?\))? go\S+ ` +
