@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/forcesample"
@@ -262,4 +263,42 @@ func TestForceSampleExactSameProcess(t *testing.T) {
 	t.Logf("%v samples for %d calls; engine: %v", got, n, st)
 	assert.Equal(t, got, float64(n))
 	assert.Equal(t, st.strays, 0)
+}
+
+// A document that replaces another in the same renderer (the page
+// navigates itself, so Chromium keeps the process and its V8 isolate)
+// gets exactly one sample per call from its first force on, like a
+// document in a new process, provided the document before it stopped its
+// profiler: in Chromium 156 a profiler left running by a document that
+// navigated away leaves later profilers of the isolate without any
+// sample, not even the one at construction (measured; see
+// engine/chromium's package doc).
+func TestForceSampleAfterSameProcessNavigation(t *testing.T) {
+	env := e2e.Start(t, forcesample.Register)
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	wd := e2e.Session(t, env.URL, nil)
+	assert.NilError(t, wd.Get(pages.A+"/forcesample/frame.html?n=0"))
+	waitLoaded(t, wd)
+	c, err := wdclient.For(wd)
+	assert.NilError(t, err)
+	assert.NilError(t, c.ForceSample(context.Background(), wd.SessionID()))
+	for i := 1; i <= 10; i++ {
+		_, err := wd.ExecuteScript(`probe.profiler.stop(); location.href = arguments[0]`,
+			[]any{fmt.Sprintf("%s/forcesample/frame.html?n=%d", pages.A, i)})
+		assert.NilError(t, err)
+		for j := 0; ; j++ {
+			if v, _ := wd.ExecuteScript(`return location.search`, nil); v == fmt.Sprintf("?n=%d", i) {
+				break
+			}
+			assert.Assert(t, j < 200, "navigation %d did not happen", i)
+			time.Sleep(25 * time.Millisecond)
+		}
+		waitLoaded(t, wd)
+		time.Sleep(50 * time.Millisecond) // construction-time samples land before the mark
+		mark(t, wd)
+		for range 2 {
+			assert.NilError(t, c.ForceSample(context.Background(), wd.SessionID()), "navigation %d", i)
+		}
+		assert.Check(t, is.Equal(await(t, wd, `return await probe.count();`), float64(2)), "navigation %d", i)
+	}
 }

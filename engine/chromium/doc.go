@@ -109,6 +109,14 @@
 //   - Of several started Profilers in one isolate (one document, or
 //     same-process frames), only the most recently started one receives
 //     forced samples; each profiler in its own process gets exactly one.
+//   - A Profiler left running by a document that navigated away (the
+//     page navigated itself, so the process and its isolate stay) leaves
+//     the later Profilers of that isolate without any sample, not even
+//     the one at construction, forced or not; stopped before the
+//     navigation, it does not (forcesample's
+//     TestForceSampleAfterSameProcessNavigation). A navigation by
+//     WebDriver (Navigate To) gets a new process in Chromium 156, so it
+//     is not affected.
 //   - A profile also holds the samples V8 takes by itself, which are not
 //     forced and which wdext cannot prevent from outside: one when a
 //     profiler starts (and when another one starts in the isolate),
@@ -118,6 +126,13 @@
 //     answer changed, one sample). Forced samples counted between two
 //     marks are exact when the interval is longer than the span and the
 //     page's code does not deoptimize in it.
+//   - Tracing.start sometimes answers only after about 10 s, while every
+//     page and frame answers at once: measured in the first force on a
+//     page just loaded in a new process (its warm-up trace), 6 forces of
+//     4,380 with the machine's load average at 6–7, none of 4,400 at 4–5
+//     (wpt's TestBundledProfilingLoop, which logs each phase of a slow
+//     force). Such a force fails after the command's 10 s with "the
+//     browser did not start tracing"; the next one works.
 //   - A page-side synchronous force (WPT RFC 81) cannot be built exactly
 //     on this mechanism: a browser-level Tracing.start does not complete
 //     while the page blocks in a synchronous call, and the trigger's
