@@ -14,7 +14,11 @@ import (
 const Path = wire.ForceSamplePath
 
 // timeout bounds one force: arming, one trigger per realm, disarming.
-const timeout = 10 * time.Second
+// It outlasts the wait of about 10 s that Chromium's Tracing.start makes
+// now and then (engine/chromium, "Force Sample"), so such a force is
+// slow, not failed; a page that cannot take the samples fails sooner,
+// with its state.
+const timeout = 30 * time.Second
 
 // Register adds the command to srv. An upstream that implements it
 // natively keeps answering it; wdext steps in only where the upstream says

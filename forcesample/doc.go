@@ -5,9 +5,10 @@
 //
 // An upstream that implements the command itself keeps answering it
 // (webdriver.Server.HandleFallback); elsewhere the session's engine takes
-// the samples (engine.Sampler), within 10 s; on Chromium a page that
-// cannot take them (its main thread busy, a user prompt open, its renderer crashed)
-// fails the command within seconds with that state's W3C error.
+// the samples (engine.Sampler), within 30 s (Chromium's tracing
+// sometimes makes a force wait about 10 s); on Chromium a page that cannot
+// take them (its main thread busy, a user prompt open, its renderer
+// crashed) fails the command within seconds with that state's W3C error.
 //
 // A call adds exactly one sample to each profiler it samples (which ones:
 // below), whatever the pages do

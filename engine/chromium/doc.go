@@ -131,8 +131,8 @@
 //     page just loaded in a new process (its warm-up trace), 6 forces of
 //     4,380 with the machine's load average at 6–7, none of 4,400 at 4–5
 //     (wpt's TestBundledProfilingLoop, which logs each phase of a slow
-//     force). Such a force fails after the command's 10 s with "the
-//     browser did not start tracing"; the next one works.
+//     force); two of them answered at 10.02 s. The command waits up to
+//     30 s (package forcesample), so such a force is slow, not failed.
 //   - A page-side synchronous force (WPT RFC 81) cannot be built exactly
 //     on this mechanism: a browser-level Tracing.start does not complete
 //     while the page blocks in a synchronous call, and the trigger's
