@@ -85,6 +85,21 @@ type LiveObjectTracking interface {
 	Stop(ctx context.Context) (wire.LiveObjects, error)
 }
 
+// LeakTracker runs a leak check (package memory/leaks) in the current
+// page: StartLeaks collects garbage, keeps a baseline of the heap and
+// starts recording allocation sites; the tracking's Stop compares the
+// heap after the client's iterations with the baseline.
+type LeakTracker interface {
+	StartLeaks(ctx context.Context) (LeakTracking, error)
+}
+
+// LeakTracking is a leak check under way.
+type LeakTracking interface {
+	// Stop ends the check (whatever its outcome) and returns the verdict
+	// for the number of iterations the client ran.
+	Stop(ctx context.Context, iterations int) (wire.LeakReport, error)
+}
+
 // The capabilities, named for messages.
 var (
 	ForceSample   = Capability[Sampler]{"forcesample"}
@@ -94,4 +109,5 @@ var (
 	AllocationLog = Capability[AllocationSampler]{"the allocation log"}
 	GCLog         = Capability[GCLogger]{"the GC log"}
 	LiveObjects   = Capability[LiveObjectTracker]{"live object tracking"}
+	Leaks         = Capability[LeakTracker]{"the leak check"}
 )

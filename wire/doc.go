@@ -3,8 +3,9 @@
 // error model (codes, HTTP statuses, the error envelope), the extension
 // commands' paths, and their parameters and results (Measure Memory's
 // MemoryMeasurement, GC results, census arguments, allocation log, GC log,
-// live objects). Call is the one WebDriver command client, used by wdext
-// to ask drivers (driver.SessionClient) and by webdriver/wdclient.
+// live objects, the leak check's LeakReport). Call is the one WebDriver
+// command client, used by wdext to ask drivers (driver.SessionClient) and
+// by webdriver/wdclient.
 //
 // It imports only the standard library.
 package wire

@@ -103,6 +103,16 @@ async function forcedSamples(exec, execAsync, force) {
       const live = await wdext.stopLiveObjects()
       assert.ok(Array.isArray(live.liveObjects) && live.count > 0)
     })
+    await check('selenium-webdriver: leak check', async () => {
+      await wdext.leakStart()
+      for (let i = 0; i < 3; i++) {
+        await driver.executeScript('(window.kept = window.kept || []).push({leak: 1}, {leak: 2})')
+      }
+      const r = await wdext.leakStop(3)
+      assert.equal(r.iterations, 3)
+      const kept = r.leaks.find((l) => l.kind === 'objects' && l.retainerPath.includes('kept (property)'))
+      assert.ok(kept && kept.countDelta === 6 && kept.perIteration === 2, JSON.stringify(r))
+    })
   } finally {
     await driver.quit()
   }
@@ -154,6 +164,15 @@ async function forcedSamples(exec, execAsync, force) {
       await browser.startLiveObjects()
       const live = await browser.stopLiveObjects()
       assert.ok(Array.isArray(live.liveObjects))
+    })
+    await check('WebdriverIO: leak check', async () => {
+      await browser.leakStart()
+      for (let i = 0; i < 3; i++) {
+        await browser.execute('(window.kept2 = window.kept2 || []).push({leak: 1}, {leak: 2})')
+      }
+      const r = await browser.leakStop(3)
+      const kept = r.leaks.find((l) => l.kind === 'objects' && l.retainerPath.includes('kept2 (property)'))
+      assert.ok(kept && kept.countDelta === 6 && kept.perIteration === 2, JSON.stringify(r))
     })
   } finally {
     await browser.deleteSession()

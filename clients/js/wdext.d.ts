@@ -19,7 +19,21 @@ export interface WdextCommands {
   gcLog(): Promise<{ collecting: boolean; entries: any[] }>
   startLiveObjects(): Promise<null>
   stopLiveObjects(): Promise<{ liveObjects: any[]; count: number; instanceSize: number }>
+  leakStart(opts?: { targets?: 'page' }): Promise<null>
+  leakStop(iterations: number): Promise<LeakReport>
 }
+
+export interface LeakFrame { functionName: string; url: string; line: number; column: number }
+export interface Leak {
+  kind: 'objects' | 'detached-dom' | 'collection' | 'event-listeners'
+  name: string
+  countDelta: number
+  perIteration: number
+  bytesDelta: number
+  retainerPath: string[]
+  createdFrom: LeakFrame | null
+}
+export interface LeakReport { iterations: number; bytesBefore: number; bytesAfter: number; leaks: Leak[] }
 
 export declare const commands: Record<keyof WdextCommands, { method: string; path: string; params: (...args: any[]) => any }>
 export declare function forSelenium(driver: any): WdextCommands

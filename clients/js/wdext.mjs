@@ -57,8 +57,8 @@ export const commands = {
   gcLog: { method: 'GET', path: 'wdext/memory/gc-log', params: () => undefined },
   startLiveObjects: { method: 'POST', path: 'wdext/memory/live-objects/start', params: () => ({}) },
   stopLiveObjects: { method: 'POST', path: 'wdext/memory/live-objects/stop', params: () => ({}) },
-  // The leak check (wdext issue 16) goes here once wdext serves it: both
-  // forSelenium and addWdioCommands pick it up from this table.
+  leakStart: { method: 'POST', path: 'wdext/memory/leaks/start', params: ({ targets } = {}) => some({ targets }) },
+  leakStop: { method: 'POST', path: 'wdext/memory/leaks/stop', params: (iterations) => ({ iterations }) },
 }
 
 function some(o) {

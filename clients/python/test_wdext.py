@@ -74,6 +74,22 @@ def check_allocations(driver):
     wdext.set_allocations(driver, tracking=False)
 
 
+def check_leaks(driver):
+    try:
+        wdext.leak_stop(driver, 3)
+    except InvalidArgumentException as e:
+        assert "leaks/start" in e.msg, e.msg
+    else:
+        raise AssertionError("leak_stop before leak_start was accepted")
+    assert wdext.leak_start(driver) is None
+    for _ in range(3):
+        driver.execute_script("(window.kept = window.kept || []).push({leak: 1}, {leak: 2})")
+    r = wdext.leak_stop(driver, 3)
+    assert r["iterations"] == 3, r
+    kept = [l for l in r["leaks"] if l["kind"] == "objects" and "kept (property)" in l["retainerPath"]]
+    assert kept and kept[0]["countDelta"] == 6 and kept[0]["perIteration"] == 2, r
+
+
 def check_gc_log(driver):
     assert wdext.start_gc_log(driver)["collecting"] is True
     wdext.collect_garbage(driver)
@@ -90,7 +106,8 @@ def main():
         driver.get(page)
         assert driver.execute_async_script("ready.then(arguments[0])") is True
         for check in (check_force_sample, check_measure, check_bad_argument, check_gc,
-                      check_census, check_live_objects, check_allocations, check_gc_log):
+                      check_census, check_live_objects, check_allocations, check_gc_log,
+                      check_leaks):
             try:
                 check(driver)
                 print("ok", check.__name__)

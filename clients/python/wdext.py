@@ -32,6 +32,8 @@ __all__ = [
     "gc_log",
     "start_live_objects",
     "stop_live_objects",
+    "leak_start",
+    "leak_stop",
     "COMMANDS",
 ]
 
@@ -47,8 +49,8 @@ COMMANDS = {
     "wdext:gcLog": ("GET", "/session/$sessionId/wdext/memory/gc-log"),
     "wdext:startLiveObjects": ("POST", "/session/$sessionId/wdext/memory/live-objects/start"),
     "wdext:stopLiveObjects": ("POST", "/session/$sessionId/wdext/memory/live-objects/stop"),
-    # The leak check (wdext issue 16) goes here once wdext serves it, with
-    # its function below.
+    "wdext:leakStart": ("POST", "/session/$sessionId/wdext/memory/leaks/start"),
+    "wdext:leakStop": ("POST", "/session/$sessionId/wdext/memory/leaks/stop"),
 }
 
 
@@ -142,3 +144,19 @@ def stop_live_objects(driver):
     """Stops recording: the objects allocated since start_live_objects and
     still alive, by creation site (``{"liveObjects": [...], ...}``)."""
     return _execute(driver, "wdext:stopLiveObjects")
+
+
+def leak_start(driver, targets=None):
+    """Starts a leak check of the page: a GC, a baseline heap snapshot, and
+    allocation sites recorded from now on. Run the scenario N times, then
+    leak_stop(driver, N). Returns None."""
+    return _execute(driver, "wdext:leakStart", _some(targets=targets))
+
+
+def leak_stop(driver, iterations):
+    """Ends the leak check after the scenario ran iterations times: the
+    verdict ``{"iterations", "bytesBefore", "bytesAfter", "leaks": [{"kind",
+    "name", "countDelta", "perIteration", "bytesDelta", "retainerPath",
+    "createdFrom"}]}``, ``"leaks": []`` when nothing grew at every
+    iteration."""
+    return _execute(driver, "wdext:leakStop", {"iterations": iterations})

@@ -94,7 +94,7 @@ func TestFormatVersion(t *testing.T) {
 // (exit status 0) and for a bad flag (2); none prints flag's default
 // "Usage of COMMAND:".
 func TestSubcommandUsage(t *testing.T) {
-	for _, cmd := range []string{"serve", "wpt", "census", "version"} {
+	for _, cmd := range []string{"serve", "wpt", "census", "leaks", "version"} {
 		t.Run(cmd, func(t *testing.T) {
 			_, errOut, code := run(t, 30*time.Second, cmd, "-h")
 			assert.Equal(t, code, 0, errOut)

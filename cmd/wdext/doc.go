@@ -4,6 +4,8 @@
 //	wdext wpt [flags] PATHS...        run WPT-style testharness.js suites through wdext
 //	wdext census [--breakdown JSON] FILE.heapsnapshot
 //	                                  take a Debugger.Memory-style census of a saved snapshot
+//	wdext leaks --baseline B [--target T] --final F [--iterations N] [--json]
+//	                                  find leaks in saved V8 snapshots (memlab's three-snapshot method)
 //	wdext version                     the version it was built as (also: wdext --version)
 //
 // Each subcommand's -h prints its usage and flags. serve refuses to start

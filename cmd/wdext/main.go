@@ -20,6 +20,8 @@ func main() {
 		err = serve(args)
 	case "census":
 		err = censusCmd(args)
+	case "leaks":
+		err = leaksCmd(args)
 	case "wpt":
 		code, err := wptCmd(args)
 		if err != nil {
@@ -55,6 +57,8 @@ func usage() {
   wdext setup                       install testharness.js for wdext wpt, once per user
   wdext census [--breakdown JSON] FILE.heapsnapshot
                                     census of a saved V8 heap snapshot
+  wdext leaks --baseline B [--target T] --final F [--iterations N] [--json]
+                                    leaks between saved V8 heap snapshots (memlab's method)
   wdext version                     wdext's version (also: wdext --version)
 run "wdext COMMAND -h" for a command's flags
 `)

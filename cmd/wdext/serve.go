@@ -25,6 +25,7 @@ import (
 	"github.com/wdext/wdext/internal/procgroup"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
+	"github.com/wdext/wdext/memory/leakcheck"
 	"github.com/wdext/wdext/polyfill"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
@@ -153,6 +154,7 @@ func (f *serverFlags) build() (*stack, error) {
 	forcesample.Register(srv)
 	memory.Register(srv)
 	debuggermemory.Register(srv)
+	leakcheck.Register(srv)
 	return &stack{server: srv, upstream: up, log: log}, nil
 }
 

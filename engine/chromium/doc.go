@@ -432,4 +432,30 @@
 // run in six of a test that allocates 500 objects and then churns 4 MB:
 // most of the 500 vanished). A census by allocationStack taken while the
 // tracker runs makes it more likely.
+//
+// # Leak check
+//
+// POST /session/{id}/wdext/memory/leaks/start, in the current window's
+// page, under the page-state check: reads performance.timeOrigin (the
+// document's identity), collects garbage (HeapProfiler.collectGarbage),
+// lists the event listeners, takes the baseline heap snapshot (streamed
+// into memory/heapsnapshot; its leaks.Summary, ids and collection sizes,
+// 4 bytes a node, is kept until stop) and starts the allocation
+// tracker with stacks (startTrackingHeapObjects, trackAllocations). POST
+// …/leaks/stop {"iterations"}: checks that the current window is the
+// same page and its timeOrigin the same (a navigation or reload made a
+// new document: the baseline is gone, and stop says so, "unsupported
+// operation", after stopping the tracker), collects garbage, takes the
+// final snapshot with stopTrackingHeapObjects (allocation stacks
+// included), lists the event listeners again, and hands both ends to
+// memory/leaks.Find. Each step is named in the error when it fails or
+// the command's deadline runs out ("leaks/stop: taking the final heap
+// snapshot").
+//
+// Event listeners are counted on the page's window and document only
+// (DOMDebugger.getEventListeners, by type: "Window resize", "Document
+// click"), not on elements; a listener's handler is named by its heap
+// object id (HeapProfiler.getHeapObjectId, asked after the final
+// snapshot, since V8 gives objects ids lazily), so that its creation
+// site is the handler closure's allocation site.
 package chromium

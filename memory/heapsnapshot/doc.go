@@ -12,7 +12,7 @@
 // indices and resolved on access.
 //
 // Read consumes the input as it arrives and keeps one slice per field it
-// needs (node type, name, id, self size, trace node id; edge type, name,
-// target), about 21 bytes per node and 9 per edge, less than the JSON they
+// needs (node type, name, id, self size, trace node id, detachedness; edge
+// type, name, target), about 22 bytes per node and 9 per edge, less than the JSON they
 // come from. It allocates nothing per node.
 package heapsnapshot

@@ -174,6 +174,9 @@ func (d *decoder) setHeader(h *header) error {
 	if _, ok := d.node.at["trace_node_id"]; ok {
 		s.nodeTrace = make([]uint32, 0, n)
 	}
+	if _, ok := d.node.at["detachedness"]; ok {
+		s.nodeDet = make([]uint8, 0, n)
+	}
 	e := int(min(max(d.edgeCount, 0), maxPreEdges))
 	s.edgeType = make([]uint8, 0, e)
 	s.edgeName = make([]uint32, 0, e)
@@ -218,6 +221,7 @@ func (d *decoder) nodes() error {
 	s, l := d.s, d.node
 	iType, iName, iID, iSize, iEdges := l.at["type"], l.at["name"], l.at["id"], l.at["self_size"], l.at["edge_count"]
 	iTrace, hasTrace := l.at["trace_node_id"]
+	iDet, hasDet := l.at["detachedness"]
 	ntypes := uint64(len(s.nodeTypes))
 	return d.sc.records(l.n, func(batch []int64) error {
 		for r := 0; r < len(batch); r += l.n {
@@ -230,6 +234,8 @@ func (d *decoder) nodes() error {
 				return d.sc.errorf("node %d: negative self_size", i)
 			case !u32(rec[iName], rec[iID], rec[iEdges]) || hasTrace && !u32(rec[iTrace]):
 				return d.sc.errorf("node %d: field out of range", i)
+			case hasDet && uint64(rec[iDet]) > math.MaxUint8:
+				return d.sc.errorf("node %d: detachedness %d out of range", i, rec[iDet])
 			}
 			s.nodeType = append(s.nodeType, uint8(rec[iType]))
 			s.nodeName = append(s.nodeName, uint32(rec[iName]))
@@ -239,6 +245,9 @@ func (d *decoder) nodes() error {
 			s.firstEdge = append(s.firstEdge, uint32(rec[iEdges]))
 			if hasTrace {
 				s.nodeTrace = append(s.nodeTrace, uint32(rec[iTrace]))
+			}
+			if hasDet {
+				s.nodeDet = append(s.nodeDet, uint8(rec[iDet]))
 			}
 		}
 		return nil

@@ -14,6 +14,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/wdext/wdext/memory/heapsnapshot/heapsnapshottest"
 )
 
 // node is everything the accessors say about one node, for comparisons.
@@ -239,4 +241,25 @@ func TestReadStringsLikeEncodingJSON(t *testing.T) {
 	s, err := Read(iotest.OneByteReader(strings.NewReader(in)))
 	assert.NilError(t, err)
 	assert.DeepEqual(t, s.strings, want)
+}
+
+// detachedness is an optional column, like trace_node_id: kept when the
+// snapshot has it, 0 when not.
+func TestReadDetachedness(t *testing.T) {
+	s, _ := readFile(t, "small.heapsnapshot")
+	for i := range s.NodeCount() {
+		assert.Equal(t, s.Detachedness(i), uint8(0))
+	}
+	var g heapsnapshottest.Graph
+	g.Node("synthetic", "", 1, 0)
+	g.Node("native", `<div class="dialog">`, 3, 100)
+	g.Node("native", "<p>", 5, 100)
+	g.Detach(1, 2)
+	g.Detach(2, 1)
+	var b bytes.Buffer
+	_, err := g.WriteTo(&b)
+	assert.NilError(t, err)
+	s, err = Read(&b)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, []uint8{s.Detachedness(0), s.Detachedness(1), s.Detachedness(2)}, []uint8{0, 2, 1})
 }

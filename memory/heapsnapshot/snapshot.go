@@ -21,6 +21,7 @@ type Snapshot struct {
 	nodeID    []uint32
 	nodeSize  []int64
 	nodeTrace []uint32 // nil when the snapshot has no trace_node_id field
+	nodeDet   []uint8  // nil when the snapshot has no detachedness field
 	firstEdge []uint32 // NodeCount()+1 entries: node i owns [firstEdge[i], firstEdge[i+1])
 
 	edgeType []uint8
@@ -82,6 +83,16 @@ func (s *Snapshot) TraceNodeID(i int) uint32 {
 		return 0
 	}
 	return s.nodeTrace[i]
+}
+
+// Detachedness returns V8's detachedness of node i: 0 unknown, 1
+// attached to a document, 2 detached (a DOM node, or its wrapper, that no
+// document holds). Snapshots without the field (older V8) say 0.
+func (s *Snapshot) Detachedness(i int) uint8 {
+	if s.nodeDet == nil {
+		return 0
+	}
+	return s.nodeDet[i]
 }
 
 // ClassName returns the JavaScript class of node i and whether node i is a

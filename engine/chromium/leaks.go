@@ -1,0 +1,190 @@
+package chromium
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domdebugger"
+	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/memory/heapsnapshot"
+	"github.com/wdext/wdext/memory/leaks"
+	"github.com/wdext/wdext/wire"
+)
+
+// leakTracking is a leak check in one page, between leaks/start and stop.
+type leakTracking struct {
+	e        *Engine
+	ts       *targetSession
+	page     *target.Info   // as it was at the start
+	origin   float64        // the document's performance.timeOrigin at the start
+	baseline *leaks.Summary // what is kept of the baseline snapshot
+	before   []leaks.Listener
+}
+
+// leakGroup is the DevTools object group of the leak check's handles.
+const leakGroup = "wdext-leaks"
+
+// StartLeaks collects garbage in the current window's page, counts its
+// event listeners, takes the baseline heap snapshot and starts V8's
+// allocation tracker with allocation stacks.
+func (e *Engine) StartLeaks(ctx context.Context) (_ engine.LeakTracking, err error) {
+	defer func() { err = e.ended(ctx, err) }()
+	ts, page, err := e.attachCurrentPage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l := &leakTracking{e: e, ts: ts, page: page}
+	step := "reading the document's time origin"
+	err = e.onPage(ctx, ts.b, ts.s, page, func(ctx context.Context) (err error) {
+		if l.origin, err = timeOrigin(ctx, ts); err != nil {
+			return err
+		}
+		step = "collecting garbage"
+		if _, err := cdproto.Call(ctx, ts.s, heapprofiler.CollectGarbage, cdproto.Empty{}); err != nil {
+			return err
+		}
+		step = "counting event listeners"
+		if l.before, err = listeners(ctx, ts); err != nil {
+			return err
+		}
+		step = "taking the baseline heap snapshot"
+		snap, err := takeSnapshot(ctx, ts)
+		if err != nil {
+			return err
+		}
+		l.baseline = leaks.Summarize(snap)
+		step = "starting V8's allocation tracker"
+		_, err = cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: &yes})
+		return err
+	})
+	if err != nil {
+		e.forgetUnless(ts, err)
+		return nil, engine.Failed("leaks/start: "+step, err)
+	}
+	return l, nil
+}
+
+// Stop checks that the page is the document of the start, collects
+// garbage, takes the final snapshot with stopTrackingHeapObjects (which
+// stops the tracker and includes the allocation stacks), counts event
+// listeners again and compares it all with the baseline.
+func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakReport, err error) {
+	e, ts := l.e, l.ts
+	defer func() { err = e.ended(ctx, err) }()
+	handle, err := e.currentWindow(ctx)
+	if err != nil {
+		return wire.LeakReport{}, err
+	}
+	if handle != string(l.page.TargetID) {
+		return wire.LeakReport{}, wire.Errorf(wire.UnsupportedOperation,
+			"leaks/stop: the current window is not the one of leaks/start (%s): switch back to it, or start again", l.page.TargetID)
+	}
+	var final *heapsnapshot.Snapshot
+	var after []leaks.Listener
+	step := "reading the document's time origin"
+	err = e.onPage(ctx, ts.b, ts.s, l.page, func(ctx context.Context) (err error) {
+		origin, err := timeOrigin(ctx, ts)
+		if err != nil {
+			return err
+		}
+		if origin != l.origin {
+			l.abandon(ctx)
+			return wire.Errorf(wire.UnsupportedOperation,
+				"leaks/stop: the page navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop")
+		}
+		step = "collecting garbage"
+		if _, err := cdproto.Call(ctx, ts.s, heapprofiler.CollectGarbage, cdproto.Empty{}); err != nil {
+			return err
+		}
+		step = "taking the final heap snapshot"
+		if final, err = streamSnapshot(ctx, ts, func(ctx context.Context) error { return stopTracking(ctx, ts) }); err != nil {
+			return err
+		}
+		// After the snapshot, which gave every live object its heap
+		// object id (V8 assigns them lazily: a handler made since the
+		// last snapshot would have none yet).
+		step = "counting event listeners"
+		after, err = listeners(ctx, ts)
+		return err
+	})
+	if err != nil {
+		e.forgetUnless(ts, err)
+		return wire.LeakReport{}, engine.Failed("leaks/stop: "+step, err)
+	}
+	return leaks.Find(leaks.Input{
+		Baseline: l.baseline, Final: final, Iterations: iterations,
+		ListenersBefore: l.before, ListenersAfter: after,
+	})
+}
+
+// stopTracking stops V8's allocation tracker, which sends a heap snapshot
+// (after a GC) with the allocation stacks.
+func stopTracking(ctx context.Context, ts *targetSession) error {
+	_, err := cdproto.Call(ctx, ts.s, heapprofiler.StopTrackingHeapObjects, heapprofiler.StopTrackingHeapObjectsParams{
+		ReportProgress:      &no,
+		CaptureNumericValue: &no,
+		ExposeInternals:     &no,
+	})
+	return err
+}
+
+// abandon stops the tracker of a check that cannot finish; the snapshot
+// that stopping sends is read and dropped.
+func (l *leakTracking) abandon(ctx context.Context) {
+	streamSnapshot(ctx, l.ts, func(ctx context.Context) error { return stopTracking(ctx, l.ts) })
+}
+
+// timeOrigin is the page's performance.timeOrigin: a new document (a
+// navigation, a reload) has a new one.
+func timeOrigin(ctx context.Context, ts *targetSession) (float64, error) {
+	res, err := cdproto.Call(ctx, ts.s, runtime.Evaluate, runtime.EvaluateParams{Expression: "performance.timeOrigin", ReturnByValue: &yes})
+	if err != nil {
+		return 0, err
+	}
+	if res.ExceptionDetails != nil {
+		return 0, fmt.Errorf("performance.timeOrigin: %s", res.ExceptionDetails.Text)
+	}
+	return strconv.ParseFloat(string(res.Result.Value), 64)
+}
+
+// listeners lists the event listeners of the page's window and document
+// (DOMDebugger.getEventListeners), with their handlers' heap object ids
+// (0 when V8 has not given the handler one). Listeners on elements are
+// not counted.
+func listeners(ctx context.Context, ts *targetSession) ([]leaks.Listener, error) {
+	defer cdproto.Call(ctx, ts.s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: leakGroup})
+	var out []leaks.Listener
+	for _, t := range []struct{ expr, name string }{{"window", "Window"}, {"document", "Document"}} {
+		obj, err := cdproto.Call(ctx, ts.s, runtime.Evaluate, runtime.EvaluateParams{Expression: t.expr, ObjectGroup: leakGroup})
+		if err != nil {
+			return nil, err
+		}
+		if obj.ExceptionDetails != nil || obj.Result.ObjectID == "" {
+			continue // no document (an XML viewer, say)
+		}
+		res, err := cdproto.Call(ctx, ts.s, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{ObjectID: obj.Result.ObjectID})
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range res.Listeners {
+			l := leaks.Listener{Target: t.name, Type: ev.Type}
+			if ev.Handler != nil && ev.Handler.ObjectID != "" {
+				id, err := cdproto.Call(ctx, ts.s, heapprofiler.GetHeapObjectID, heapprofiler.GetHeapObjectIDParams{ObjectID: ev.Handler.ObjectID})
+				if err != nil {
+					return nil, err
+				}
+				if n, err := strconv.ParseUint(string(id.HeapSnapshotObjectID), 10, 32); err == nil {
+					l.HandlerID = uint32(n)
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,29 @@
+// Package leakcheck owns wdext's leak check commands, the verdict memlab,
+// fuite and BLeak give Puppeteer users, for any WebDriver client: does an
+// action leak, what, who holds it, where was it made. Register adds them
+// to a server:
+//
+//   - POST /session/{id}/wdext/memory/leaks/start {"targets": "page"} →
+//     null: a full garbage collection in the page's isolate, a baseline
+//     heap snapshot, and allocation sites recorded from then on.
+//     "targets" may be left out; "all" (frames and workers) is
+//     "unsupported operation" for now.
+//   - The client runs its scenario N times.
+//   - POST …/leaks/stop {"iterations": N} → a GC, the final snapshot,
+//     allocation recording off, and the verdict (wire.LeakReport, whose
+//     rules are package memory/leaks'): the groups that grew by a
+//     multiple of N, with a retainer path and a creation site each;
+//     "leaks": [] when nothing leaks.
+//
+// The commands take exactly these parameters (and "sessionId"): see
+// webdriver.DecodeParams. "iterations" is a whole number ≥ 1. stop
+// without a start (or a second stop) is "invalid argument" naming the
+// order; a start while a check is under way starts afresh. stop ends the
+// check whatever its outcome. They ask the session's engine for an
+// engine.LeakTracker; an engine without one answers "unsupported
+// operation". How Chromium does it, and what a navigation between start
+// and stop or a deadline gives: package engine/chromium, "Leak check".
+// Both run under the server's command deadline; running out is the W3C
+// "timeout" naming the phase ("leaks/stop: taking the final heap
+// snapshot").
+package leakcheck

@@ -1,0 +1,112 @@
+package leakcheck
+
+import (
+	"context"
+	"io"
+	"math"
+
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/internal/turn"
+	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
+)
+
+// The commands' URI templates (see package wire).
+const (
+	StartPath = wire.LeaksStartPath
+	StopPath  = wire.LeaksStopPath
+)
+
+// Register adds the leak check's commands to srv.
+func Register(srv *webdriver.Server) {
+	srv.Handle("POST", StartPath, startCommand)
+	srv.Handle("POST", StopPath, stopCommand)
+}
+
+// state is a session's leak check, kept as a session resource so that
+// it goes away with the session.
+type state struct {
+	turn     turn.Turn
+	tracking engine.LeakTracking // nil when not started
+}
+
+func (*state) Close() error { return nil }
+
+type stateKey struct{}
+
+func stateOf(sess *session.Session) (*state, error) {
+	r, err := sess.Resource(stateKey{}, func() (io.Closer, error) {
+		return &state{turn: turn.New()}, nil
+	})
+	if err != nil {
+		return nil, webdriver.Errorf(webdriver.InvalidSessionID, "%v", err)
+	}
+	return r.(*state), nil
+}
+
+func startCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
+	var args wire.LeakStartArgs
+	if err := webdriver.DecodeParams(body, &args, "targets"); err != nil {
+		return nil, err
+	}
+	switch args.Targets {
+	case "", "page":
+	case "all":
+		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, `the leak check covers the page's own heap only: "targets": "all" (frames and workers) is not supported yet`)
+	default:
+		return nil, webdriver.Errorf(webdriver.InvalidArgument, `"targets" must be "page" or "all", not %q`, args.Targets)
+	}
+	st, err := stateOf(sess)
+	if err != nil {
+		return nil, err
+	}
+	return turn.With(ctx, st.turn, func() (any, error) {
+		t, err := engine.Need(sess, engine.Leaks)
+		if err != nil {
+			return nil, err
+		}
+		// A new start replaces a check under way: its baseline is dropped.
+		st.tracking = nil
+		st.tracking, err = t.StartLeaks(ctx)
+		return nil, err
+	})
+}
+
+func stopCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
+	var args struct {
+		Iterations *float64 `json:"iterations"`
+	}
+	if err := webdriver.DecodeParams(body, &args, "iterations"); err != nil {
+		return nil, err
+	}
+	n, err := iterations(args.Iterations)
+	if err != nil {
+		return nil, err
+	}
+	st, err := stateOf(sess)
+	if err != nil {
+		return nil, err
+	}
+	return turn.With(ctx, st.turn, func() (any, error) {
+		t := st.tracking
+		if t == nil {
+			return nil, webdriver.Errorf(webdriver.InvalidArgument,
+				"leaks/stop before leaks/start: POST …/wdext/memory/leaks/start first, then run the scenario, then …/leaks/stop")
+		}
+		st.tracking = nil
+		return t.Stop(ctx, n)
+	})
+}
+
+// iterations checks the "iterations" parameter: a whole number ≥ 1.
+func iterations(v *float64) (int, error) {
+	if v == nil {
+		return 0, webdriver.Errorf(webdriver.InvalidArgument, `"iterations" is missing: say how many times the scenario ran between leaks/start and leaks/stop`)
+	}
+	f := *v
+	if f != math.Trunc(f) || f < 1 || f > math.MaxInt32 {
+		return 0, webdriver.Errorf(webdriver.InvalidArgument, `"iterations" must be a whole number of at least 1, not %v`, f)
+	}
+	return int(f), nil
+}

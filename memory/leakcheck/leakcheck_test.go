@@ -1,0 +1,123 @@
+package leakcheck_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/memory/leakcheck"
+	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
+)
+
+// fakeServer serves the leak check in front of a fake driver whose one
+// session, "s1", has engine e, and returns a function that posts a
+// command to it.
+func fakeServer(t *testing.T, e engine.Engine, commandTimeout time.Duration) func(path, body string) (int, string) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		io.WriteString(w, `{"value":{"sessionId":"s1","capabilities":{"browserName":"fake"}}}`)
+	}))
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL)
+	bind := func(context.Context, engine.NewSession) (engine.Engine, error) { return e, nil }
+	srv := webdriver.NewServer(webdriver.Config{
+		Upstream:       driver.Remote{URL: u, Bind: bind},
+		Log:            slog.New(slog.NewTextHandler(io.Discard, nil)),
+		CommandTimeout: commandTimeout,
+	})
+	leakcheck.Register(srv)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	post := func(path, body string) (int, string) {
+		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
+		assert.NilError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	status, body := post("/session", `{}`)
+	assert.Equal(t, status, 200, body)
+	return post
+}
+
+// fakeLeaks is an engine whose leak check reports the iterations it was
+// given, or, when hang, waits at the final snapshot for the deadline.
+type fakeLeaks struct{ hang bool }
+
+func (fakeLeaks) Name() string { return "fake" }
+func (fakeLeaks) Close() error { return nil }
+func (f fakeLeaks) StartLeaks(context.Context) (engine.LeakTracking, error) {
+	return fakeTracking(f), nil
+}
+
+type fakeTracking fakeLeaks
+
+func (f fakeTracking) Stop(ctx context.Context, n int) (wire.LeakReport, error) {
+	if f.hang {
+		<-ctx.Done()
+		return wire.LeakReport{}, engine.Failed("leaks/stop: taking the final heap snapshot", ctx.Err())
+	}
+	return wire.LeakReport{Iterations: n, Leaks: []wire.Leak{}}, nil
+}
+
+const (
+	startPath = "/session/s1/wdext/memory/leaks/start"
+	stopPath  = "/session/s1/wdext/memory/leaks/stop"
+)
+
+func TestCommands(t *testing.T) {
+	post := fakeServer(t, fakeLeaks{}, 10*time.Second)
+	expect := func(path, body string, status int, want ...string) {
+		t.Helper()
+		s, b := post(path, body)
+		assert.Equal(t, s, status, "%s %s: %s", path, body, b)
+		for _, w := range want {
+			assert.Assert(t, strings.Contains(b, w), "%s %s: %s lacks %s", path, body, b, w)
+		}
+	}
+	expect(stopPath, `{"iterations": 3}`, 400, `"invalid argument"`, "leaks/stop before leaks/start")
+	expect(startPath, `{"targets": "frames"}`, 400, `"invalid argument"`)
+	expect(startPath, `{"target": "page"}`, 400, `"invalid argument"`)
+	expect(startPath, `{"targets": "all"}`, 500, `"unsupported operation"`)
+	expect(startPath, `{"targets": "page"}`, 200, `{"value":null}`)
+	for _, bad := range []string{`{}`, `{"iterations": 0}`, `{"iterations": -2}`, `{"iterations": 1.5}`, `{"iterations": "3"}`, `{"iterations": null}`, `{"iterations": 3, "x": 1}`} {
+		expect(stopPath, bad, 400, `"invalid argument"`)
+	}
+	// A bad stop keeps the check: the good one that follows ends it.
+	expect(stopPath, `{"iterations": 3, "sessionId": "s1"}`, 200, `"iterations":3`, `"leaks":[]`)
+	expect(stopPath, `{"iterations": 3}`, 400, "leaks/stop before leaks/start")
+	// A second start replaces the first.
+	expect(startPath, `{}`, 200)
+	expect(startPath, `{}`, 200)
+	expect(stopPath, `{"iterations": 7}`, 200, `"iterations":7`)
+}
+
+// A stop that runs out of time is the W3C "timeout", naming the phase.
+func TestStopTimeout(t *testing.T) {
+	post := fakeServer(t, fakeLeaks{hang: true}, 100*time.Millisecond)
+	s, b := post(startPath, `{}`)
+	assert.Equal(t, s, 200, b)
+	s, b = post(stopPath, `{"iterations": 2}`)
+	assert.Equal(t, s, 500, b)
+	assert.Assert(t, strings.Contains(b, `"error":"timeout"`), b)
+	assert.Assert(t, strings.Contains(b, "taking the final heap snapshot"), b)
+}
+
+// An engine without the capability says so.
+func TestUnsupported(t *testing.T) {
+	post := fakeServer(t, engine.None("fake", "no leak check here"), 10*time.Second)
+	s, b := post(startPath, `{}`)
+	assert.Equal(t, s, 500, b)
+	assert.Assert(t, strings.Contains(b, `"unsupported operation"`) && strings.Contains(b, "the leak check"), b)
+}

@@ -1,0 +1,357 @@
+package leaks
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/memory/heapsnapshot"
+	"github.com/wdext/wdext/memory/heapsnapshot/heapsnapshottest"
+	"github.com/wdext/wdext/wire"
+)
+
+func build(t *testing.T, g *heapsnapshottest.Graph) *heapsnapshot.Snapshot {
+	t.Helper()
+	var b bytes.Buffer
+	_, err := g.WriteTo(&b)
+	assert.NilError(t, err)
+	s, err := heapsnapshot.Read(&b)
+	assert.NilError(t, err)
+	return s
+}
+
+// page is a heap with V8's root, a Window with a "store" array, a "cache"
+// Map whose table holds entries string keys, and a helper "holder" object.
+type page struct {
+	g                                 *heapsnapshottest.Graph
+	root, window, store, cache, table int
+	nextID                            uint32
+}
+
+func newPage(cacheEntries int) *page {
+	g := &heapsnapshottest.Graph{}
+	p := &page{g: g, nextID: 1001}
+	p.root = g.Node("synthetic", "", 1, 0)
+	roots := g.Node("synthetic", "(GC roots)", 3, 0)
+	g.Element(p.root, "element", 1, roots)
+	p.window = g.Node("object", "Window [JSGlobalObject] / https://a.test", 5, 64)
+	g.Element(roots, "element", 1, p.window)
+	p.store = g.Node("object", "Array", 7, 16)
+	g.Edge(p.window, "property", "store", p.store)
+	p.cache = g.Node("object", "Map", 9, 16)
+	g.Edge(p.window, "property", "cache", p.cache)
+	p.table = g.Node("array", "", 11, int64(32+8*cacheEntries))
+	g.Edge(p.cache, "internal", "table", p.table)
+	for k := range cacheEntries {
+		key := g.Node("string", "key", uint32(13+2*k), 16)
+		g.Edge(p.table, "internal", itoa(7+3*k), key) // keys at slots ≡ 1 (mod 3): 4 buckets
+	}
+	return p
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// add adds n objects of class to the store array, from element index at.
+func (p *page) add(class string, n, at int) []int {
+	var out []int
+	for k := range n {
+		o := p.g.Node("object", class, p.nextID, 24)
+		p.nextID += 2
+		p.g.Element(p.store, "element", at+k, o)
+		out = append(out, o)
+	}
+	return out
+}
+
+func sum(t *testing.T, g *heapsnapshottest.Graph) *Summary {
+	t.Helper()
+	return Summarize(build(t, g))
+}
+
+func find(t *testing.T, in Input) wire.LeakReport {
+	t.Helper()
+	r, err := Find(in)
+	assert.NilError(t, err)
+	return r
+}
+
+func names(r wire.LeakReport) []string {
+	out := []string{}
+	for _, l := range r.Leaks {
+		out = append(out, l.Kind+" "+l.Name)
+	}
+	return out
+}
+
+// Only groups that grew by a multiple of the iterations, at least once
+// per iteration, are reported; a singleton and a ragged group are not.
+func TestGroupsGrowingByMultiplesOfN(t *testing.T) {
+	b := newPage(0)
+	b.add("Old", 2, 0)
+	f := newPage(0)
+	f.add("Old", 2, 0) // the same ids: not new
+	f.nextID = 2001
+	f.add("Foo", 6, 2)
+	f.add("Bar", 4, 8)        // 4 is no multiple of 3
+	f.add("Baz", 2, 12)       // fewer than 3
+	f.add("Singleton", 1, 14) // once
+	f.add("system / Context", 3, 15)
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3})
+	assert.DeepEqual(t, names(r), []string{"objects Foo"})
+	l := r.Leaks[0]
+	assert.Equal(t, l.CountDelta, int64(6))
+	assert.Equal(t, l.PerIteration, int64(2))
+	assert.Equal(t, l.BytesDelta, int64(6*24))
+	assert.Assert(t, l.CreatedFrom == nil, "no traces: %+v", l.CreatedFrom)
+	assert.DeepEqual(t, l.RetainerPath, []string{"Window", "store (property)", "Array", "[2] (element)", "Foo"})
+	// The store array grew by 16, but for the Foo it holds: not reported.
+
+	r = find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 2})
+	assert.DeepEqual(t, names(r), []string{"objects Foo", "objects Bar", "objects Baz"})
+
+	data, err := json.Marshal(r)
+	assert.NilError(t, err)
+	assert.Assert(t, bytes.Contains(data, []byte(`"createdFrom":null`)), "%s", data)
+}
+
+// The retainer path is the shortest over strong edges: a weak edge, a
+// shortcut and a prototype link do not count, a longer path loses.
+func TestRetainerPathShortestStrong(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	foo := g.Node("object", "Foo", 3001, 24)
+	g.Edge(f.window, "weak", "direct", foo)
+	g.Edge(f.window, "shortcut", "short", foo)
+	g.Edge(f.window, "property", "__proto__", foo)
+	// Long: Window.a.b.c → Foo.
+	a := g.Node("object", "Object", 3003, 16)
+	bb := g.Node("object", "Object", 3005, 16)
+	g.Edge(f.window, "property", "a", a)
+	g.Edge(a, "property", "b", bb)
+	g.Edge(bb, "property", "c", foo)
+	// Short: Window.store[5] → Foo, also through a closure's context.
+	g.Element(f.store, "element", 5, foo)
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 1})
+	// Two Objects (32 bytes) come before one Foo (24).
+	assert.DeepEqual(t, names(r), []string{"objects Object", "objects Foo"})
+	assert.DeepEqual(t, r.Leaks[1].RetainerPath, []string{"Window", "store (property)", "Array", "[5] (element)", "Foo"})
+	assert.DeepEqual(t, r.Leaks[0].RetainerPath, []string{"Window", "a (property)", "Object"})
+
+	// Held only by a weak edge from the page and a root's strong one: the
+	// path comes from the root.
+	f = newPage(0)
+	g = f.g
+	foo = g.Node("object", "Foo", 3001, 24)
+	g.Edge(f.window, "weak", "direct", foo)
+	handles := g.Node("synthetic", "(Global handles)", 21, 0)
+	g.Element(0, "element", 2, handles)
+	g.Element(handles, "element", 7, foo)
+	r = find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 1})
+	assert.DeepEqual(t, r.Leaks[0].RetainerPath, []string{"(Global handles)", "[7] (element)", "Foo"})
+
+	// Held by nothing strong at all: an empty path.
+	f = newPage(0)
+	foo = f.g.Node("object", "Foo", 3001, 24)
+	f.g.Edge(f.window, "weak", "direct", foo)
+	r = find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 1})
+	assert.DeepEqual(t, r.Leaks[0].RetainerPath, []string{})
+}
+
+// Detached DOM nodes are their own kind, named after the wrapper's class
+// and a selector; attached and old ones are not.
+func TestDetachedDOM(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	proto := g.Node("object", "HTMLDivElement (prototype) / https://a.test", 51, 40)
+	for k := range 4 {
+		d := g.Node("native", `<div id="d" class="dialog big">`, uint32(4001+2*k), 130)
+		g.Detach(d, 2)
+		g.Edge(d, "property", "__proto__", proto)
+		g.Element(f.store, "element", k, d)
+	}
+	attached := g.Node("native", "<span>", 4101, 100)
+	g.Detach(attached, 1)
+	g.Element(f.store, "element", 4, attached)
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 2})
+	assert.DeepEqual(t, names(r), []string{"detached-dom HTMLDivElement div#d.dialog.big"})
+	l := r.Leaks[0]
+	assert.Equal(t, l.CountDelta, int64(4))
+	assert.Equal(t, l.PerIteration, int64(2))
+	assert.Equal(t, l.BytesDelta, int64(4*130))
+	assert.DeepEqual(t, l.RetainerPath, []string{"Window", "store (property)", "Array", "[0] (element)", "HTMLDivElement div#d.dialog.big"})
+}
+
+// A Map (and an array) present in both snapshots that grew is a
+// collection leak, named after its holder; an array that holds reported
+// objects is not reported again.
+func TestCollections(t *testing.T) {
+	b := newPage(2)
+	f := newPage(8)
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3})
+	assert.DeepEqual(t, names(r), []string{"collection Window.cache (Map)"})
+	l := r.Leaks[0]
+	assert.Equal(t, l.CountDelta, int64(6))
+	assert.Equal(t, l.PerIteration, int64(2))
+	assert.Equal(t, l.BytesDelta, int64(6*8))
+	assert.DeepEqual(t, l.RetainerPath, []string{"Window", "cache (property)", "Map"})
+
+	// An array of numbers (the elements are heap numbers) grows.
+	b = newPage(0)
+	f = newPage(0)
+	for k := range 4 {
+		f.g.Element(f.store, "element", k, f.g.Node("number", "heap number", uint32(5001+2*k), 16))
+	}
+	r = find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 4})
+	assert.DeepEqual(t, names(r), []string{"collection Window.store (Array)"})
+}
+
+func TestTableEntries(t *testing.T) {
+	for _, c := range []struct {
+		slots []int
+		isMap bool
+		want  int
+	}{
+		{[]int{7, 10, 13}, true, 3},          // keys only, 4 buckets
+		{[]int{7, 8, 10, 11}, true, 2},       // keys and values
+		{[]int{8, 11}, true, 2},              // values only (or keys, 2 buckets)
+		{[]int{11, 12, 14, 15, 17}, true, 3}, // 8 buckets: keys ≡ 2
+		{[]int{5, 7, 9}, false, 3},
+	} {
+		g := &heapsnapshottest.Graph{}
+		g.Node("synthetic", "", 1, 0)
+		tab := g.Node("array", "", 3, 0)
+		for k, s := range c.slots {
+			g.Edge(tab, "internal", itoa(s), g.Node("string", "k", uint32(5+2*k), 16))
+		}
+		g.Edge(tab, "internal", "map", 0)
+		assert.Equal(t, tableEntries(build(t, g), tab, c.isMap), c.want, "%v", c.slots)
+	}
+}
+
+// Event listeners come from the engine; their creation site is that of
+// their handler.
+func TestEventListeners(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	g.Trace(1, 0, "(root)", "", 0, 0)
+	g.Trace(2, 1, "listen", "https://a.test/app.js", 30, 7)
+	var after []Listener
+	for k := range 6 {
+		h := g.Node("closure", "", uint32(6001+2*k), 32)
+		g.Allocated(h, 2)
+		g.Element(f.store, "element", k, h)
+		after = append(after, Listener{"Window", "resize", uint32(6001 + 2*k)})
+	}
+	after = append(after, Listener{"Document", "click", 0}, Listener{"Window", "load", 0})
+	before := []Listener{{"Document", "click", 0}, {"Window", "load", 0}, {"Window", "scroll", 0}}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3, ListenersBefore: before, ListenersAfter: after})
+	// The store array grew by 6 closures, which are not objects.
+	assert.DeepEqual(t, names(r), []string{"collection Window.store (Array)", "event-listeners Window resize"})
+	l := r.Leaks[1]
+	assert.Equal(t, l.CountDelta, int64(6))
+	assert.Equal(t, l.PerIteration, int64(2))
+	assert.DeepEqual(t, l.CreatedFrom, &wire.LeakFrame{FunctionName: "listen", URL: "https://a.test/app.js", Line: 30, Column: 7})
+}
+
+// createdFrom is the frame most members share.
+func TestCreatedFromMajority(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	g.Trace(1, 0, "(root)", "", 0, 0)
+	g.Trace(2, 1, "main", "app.js", 1, 1)
+	g.Trace(3, 2, "makeFoos", "app.js", 12, 5)
+	g.Trace(4, 2, "other", "app.js", 40, 1)
+	foos := f.add("Foo", 4, 0)
+	g.Allocated(foos[0], 3)
+	g.Allocated(foos[1], 4)
+	g.Allocated(foos[2], 3)
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 2})
+	assert.DeepEqual(t, r.Leaks[0].CreatedFrom, &wire.LeakFrame{FunctionName: "makeFoos", URL: "app.js", Line: 12, Column: 5})
+}
+
+// With memlab's target snapshot, only objects that already existed in
+// the target count.
+func TestThreeSnapshots(t *testing.T) {
+	b := newPage(0)
+	tg := newPage(0)
+	tg.nextID = 2001
+	tg.add("Foo", 3, 0)
+	f := newPage(0)
+	f.nextID = 2001
+	f.add("Foo", 3, 0) // the target's, still alive
+	f.add("Bar", 3, 3) // made after the target
+	r := find(t, Input{Baseline: sum(t, b.g), Target: sum(t, tg.g), Final: build(t, f.g), Iterations: 1})
+	assert.DeepEqual(t, names(r), []string{"objects Foo"})
+}
+
+func TestErrors(t *testing.T) {
+	s := build(t, newPage(0).g)
+	_, err := Find(Input{Baseline: Summarize(s), Final: s})
+	assert.ErrorContains(t, err, "iterations")
+	_, err = Find(Input{Baseline: Summarize(s)})
+	assert.ErrorContains(t, err, "final")
+	r := find(t, Input{Baseline: Summarize(s), Final: s, Iterations: 7})
+	assert.DeepEqual(t, r.Leaks, []wire.Leak{})
+}
+
+func TestSelector(t *testing.T) {
+	for in, want := range map[string]string{
+		`<div class="dialog">`:       "div.dialog",
+		`<div id="x" class="a  b">`:  "div#x.a.b",
+		`<span>`:                     "span",
+		`<input type="text" id="q">`: "input#q",
+		"Text":                       "",
+	} {
+		assert.Equal(t, selector(in), want, in)
+	}
+}
+
+// A very long path keeps its ends.
+func TestLongPath(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	prev, edge := f.window, "first"
+	for k := range 100 {
+		o := g.Node("object", "Link", uint32(7001+2*k), 16)
+		g.Edge(prev, "property", edge, o)
+		prev, edge = o, "next"
+	}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 100})
+	assert.DeepEqual(t, names(r), []string{"objects Link"})
+	r = find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 1})
+	path := r.Leaks[0].RetainerPath
+	assert.DeepEqual(t, path, []string{"Window", "first (property)", "Link"}) // the representative is the first Link
+
+	// The last link's path, formatted.
+	s := build(t, f.g)
+	p := retainers(s)
+	last := s.NodeCount() - 1
+	got := p.path(last)
+	// 32 nodes and their 31 edges, the gap, 32 edges and their nodes.
+	assert.Equal(t, len(got), 2*maxPathNodes, "%q", got)
+	assert.Equal(t, got[0], "Window")
+	assert.Equal(t, got[maxPathNodes-1], "… (37 more)") // 101 nodes, 64 shown
+	assert.DeepEqual(t, got[len(got)-3:], []string{"Link", "next (property)", "Link"})
+}
+
+// Summaries find ids in snapshots whose ids are not in order.
+func TestSummaryUnsortedIDs(t *testing.T) {
+	var g heapsnapshottest.Graph
+	g.Node("synthetic", "", 1, 0)
+	for _, id := range []uint32{91, 7, 55, 3} {
+		g.Node("object", "X", id, 8)
+	}
+	m := Summarize(build(t, &g))
+	for _, id := range []uint32{1, 91, 7, 55, 3} {
+		assert.Assert(t, m.has(id), id)
+	}
+	assert.Assert(t, !m.has(5) && !m.has(100))
+	assert.Equal(t, m.bytes, int64(32))
+}

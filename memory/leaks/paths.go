@@ -1,0 +1,234 @@
+package leaks
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wdext/wdext/memory/heapsnapshot"
+)
+
+// paths is a breadth-first tree of shortest retainer paths over a
+// snapshot's strong edges. It is grown first from the global objects
+// (Window), over the edges a developer would follow, the way memlab and
+// DevTools prefer paths from the page; the nodes that leaves out are
+// then reached from V8's root over any strong edge.
+type paths struct {
+	s      *heapsnapshot.Snapshot
+	parent []int32 // node that first reached i; -1 for a source, -2 unreached
+	// rank is the order in which the search reached each node, which
+	// grows with the length of its path; -1 unreached.
+	rank  []int32
+	order []int32 // the nodes reached, in order: the search's queue
+	// pageSearch is the rank of the first node the search from V8's root
+	// reached: those ranked before were reached from the page.
+	pageSearch int32
+}
+
+func retainers(s *heapsnapshot.Snapshot) *paths {
+	n := s.NodeCount()
+	p := &paths{s: s, parent: make([]int32, n), rank: make([]int32, n), order: make([]int32, 0, n)}
+	for i := range n {
+		p.parent[i], p.rank[i] = -2, -1
+	}
+	var globals []int
+	for i := range n {
+		if isGlobal(s, i) {
+			globals = append(globals, i)
+		}
+	}
+	p.bfs(globals, pageEdge)
+	p.pageSearch = int32(len(p.order))
+	if n > 0 {
+		p.bfs([]int{0}, strongEdge)
+	}
+	p.order = nil
+	return p
+}
+
+// isGlobal tells a page's global object or its proxy, which V8 names
+// "Window / url" and "Window [JSGlobalObject] / url".
+func isGlobal(s *heapsnapshot.Snapshot, i int) bool {
+	if s.Type(i) != "object" {
+		return false
+	}
+	name := s.Name(i)
+	return name == "Window" || strings.HasPrefix(name, "Window /") || strings.HasPrefix(name, "Window [")
+}
+
+// strongEdge tells an edge that keeps its target alive: any but a weak
+// one.
+func strongEdge(s *heapsnapshot.Snapshot, e heapsnapshot.Edge) bool { return e.Type != "weak" }
+
+// pageEdge tells an edge that a path from the page follows: a strong
+// edge that is no synthetic shortcut and no V8 bookkeeping (hidden
+// edges, prototypes, hidden classes, code).
+func pageEdge(s *heapsnapshot.Snapshot, e heapsnapshot.Edge) bool {
+	switch e.Type {
+	case "weak", "shortcut", "hidden":
+		return false
+	}
+	if e.Name == "__proto__" {
+		return false
+	}
+	switch s.Type(e.To) {
+	case "object shape", "code", "hidden", "synthetic":
+		return false
+	}
+	return true
+}
+
+// bfs searches breadth first from sources over the edges follow
+// accepts, using p.order as its queue.
+func (p *paths) bfs(sources []int, follow func(*heapsnapshot.Snapshot, heapsnapshot.Edge) bool) {
+	head := len(p.order)
+	reach := func(to, from int32) {
+		p.parent[to] = from
+		p.rank[to] = int32(len(p.order))
+		p.order = append(p.order, to)
+	}
+	for _, src := range sources {
+		if p.rank[src] < 0 {
+			reach(int32(src), -1)
+		}
+	}
+	for ; head < len(p.order); head++ {
+		i := p.order[head]
+		for e := range p.s.Edges(int(i)) {
+			if p.rank[e.To] < 0 && follow(p.s, e) {
+				reach(int32(e.To), i)
+			}
+		}
+	}
+}
+
+// representative is the member the search reached first, so one with
+// the shortest path; unreached members come last, the lowest heap object
+// id among them.
+func (p *paths) representative(members []int) int {
+	best := members[0]
+	for _, m := range members[1:] {
+		rm, rb := p.rank[m], p.rank[best]
+		switch {
+		case rm < 0 && rb < 0:
+			if p.s.ID(m) < p.s.ID(best) {
+				best = m
+			}
+		case rm < 0:
+		case rb < 0 || rm < rb:
+			best = m
+		}
+	}
+	return best
+}
+
+// parentEdge is the edge that reached node i, and the node it leaves:
+// the first edge from the parent to i that the parent's search follows.
+func (p *paths) parentEdge(i int) (heapsnapshot.Edge, int, bool) {
+	from := p.parent[i]
+	if from < 0 {
+		return heapsnapshot.Edge{}, 0, false
+	}
+	follow := strongEdge
+	if p.rank[from] < p.pageSearch {
+		follow = pageEdge
+	}
+	for e := range p.s.Edges(int(from)) {
+		if e.To == i && follow(p.s, e) {
+			return e, int(from), true
+		}
+	}
+	return heapsnapshot.Edge{}, 0, false
+}
+
+// nodes is node i's path, source first.
+func (p *paths) nodes(i int) []int {
+	if p.rank[i] < 0 {
+		return nil
+	}
+	var out []int
+	for x := i; x >= 0; x = int(p.parent[x]) {
+		out = append(out, x)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// maxPathNodes bounds a formatted path: a longer one (a linked list of
+// a million objects) keeps its first and last maxPathNodes/2 nodes.
+const maxPathNodes = 64
+
+// path formats node i's path, alternating nodes and edges:
+// ["Window", "store (property)", "Array", "[20] (element)", "Foo"]. V8's
+// synthetic root is left out; an unreachable node has an empty path. A
+// path of more than maxPathNodes nodes has "… (N more)" for its middle.
+func (p *paths) path(i int) []string {
+	out := []string{}
+	ns := p.nodes(i)
+	if len(ns) > maxPathNodes {
+		ns = slices.Concat(ns[:maxPathNodes/2], []int{-len(ns) + maxPathNodes}, ns[len(ns)-maxPathNodes/2:])
+	}
+	for k, x := range ns {
+		if x < 0 {
+			out = append(out, fmt.Sprintf("… (%d more)", -x))
+			continue
+		}
+		if k > 0 {
+			e, _, _ := p.parentEdge(x)
+			out = append(out, edgeLabel(e))
+		}
+		if x == 0 && k == 0 {
+			continue // the synthetic root
+		}
+		out = append(out, displayName(p.s, x))
+	}
+	if len(out) > 0 && ns[0] == 0 && len(ns) > 1 {
+		out = out[1:] // the root's edge to the first real node
+	}
+	return out
+}
+
+func edgeLabel(e heapsnapshot.Edge) string {
+	switch e.Type {
+	case "element", "hidden":
+		return "[" + strconv.Itoa(e.Index) + "] (" + e.Type + ")"
+	case "context":
+		return e.Name + " (variable)"
+	}
+	return e.Name + " (" + e.Type + ")"
+}
+
+// displayName names a node in a path: "Window" for a global, an object's
+// class without V8's " / url" suffix, a DOM node as domName does, a
+// function as "name()", and V8's other nodes by their name in
+// parentheses with their type.
+func displayName(s *heapsnapshot.Snapshot, i int) string {
+	name := s.Name(i)
+	switch s.Type(i) {
+	case "object":
+		if isGlobal(s, i) {
+			return "Window"
+		}
+		if k := strings.Index(name, " / "); k >= 0 {
+			name = name[:k]
+		}
+		return name
+	case "native":
+		if strings.HasPrefix(name, "<") || s.Detachedness(i) != 0 {
+			return domName(s, i)
+		}
+		return name
+	case "closure":
+		return name + "()"
+	case "string", "concatenated string", "sliced string":
+		if len(name) > 40 {
+			name = name[:40] + "…"
+		}
+		return strconv.Quote(name)
+	}
+	if name == "" {
+		return "(" + s.Type(i) + ")"
+	}
+	return name
+}

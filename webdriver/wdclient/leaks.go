@@ -1,0 +1,45 @@
+package wdclient
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/tebeka/selenium"
+	"github.com/wdext/wdext/wire"
+)
+
+// The leak check (package memory/leakcheck): LeakStart, run the scenario
+// N times, LeakStop(N).
+
+// LeakStart starts a leak check of the current page: a GC, a baseline
+// heap snapshot, allocation sites recorded from now on.
+func LeakStart(wd selenium.WebDriver) error {
+	c, id, err := forSession(wd)
+	if err != nil {
+		return err
+	}
+	return c.LeakStart(context.Background(), id)
+}
+
+// LeakStart sends POST /session/{id}/wdext/memory/leaks/start.
+func (c *Client) LeakStart(ctx context.Context, sessionID string) error {
+	return c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/leaks/start", struct{}{}, nil)
+}
+
+// LeakStop ends the leak check begun by LeakStart after the scenario ran
+// iterations times, and returns the verdict: what grew by a multiple of
+// iterations, with retainer paths and creation sites.
+func LeakStop(wd selenium.WebDriver, iterations int) (wire.LeakReport, error) {
+	c, id, err := forSession(wd)
+	if err != nil {
+		return wire.LeakReport{}, err
+	}
+	return c.LeakStop(context.Background(), id, iterations)
+}
+
+// LeakStop sends POST /session/{id}/wdext/memory/leaks/stop.
+func (c *Client) LeakStop(ctx context.Context, sessionID string, iterations int) (wire.LeakReport, error) {
+	var out wire.LeakReport
+	err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/leaks/stop", wire.LeakStopArgs{Iterations: iterations}, &out)
+	return out, err
+}

@@ -1,0 +1,71 @@
+package wire
+
+// The leak check's URI templates.
+const (
+	LeaksStartPath = "/session/{id}/wdext/memory/leaks/start"
+	LeaksStopPath  = "/session/{id}/wdext/memory/leaks/stop"
+)
+
+// The kinds of leak a LeakReport lists.
+const (
+	LeakObjects        = "objects"
+	LeakDetachedDOM    = "detached-dom"
+	LeakCollection     = "collection"
+	LeakEventListeners = "event-listeners"
+)
+
+// LeakStartArgs are the parameters of leaks/start.
+type LeakStartArgs struct {
+	// Targets is "page" (the default): the page's isolate.
+	Targets string `json:"targets,omitempty"`
+}
+
+// LeakStopArgs are the parameters of leaks/stop.
+type LeakStopArgs struct {
+	// Iterations is the number of times the client ran its scenario
+	// between start and stop (≥ 1).
+	Iterations int `json:"iterations"`
+}
+
+// LeakReport is the verdict of leaks/stop (and of `wdext leaks`).
+type LeakReport struct {
+	Iterations int `json:"iterations"`
+	// BytesBefore and BytesAfter are the self sizes of all nodes of the
+	// baseline and final heap snapshots.
+	BytesBefore int64 `json:"bytesBefore"`
+	BytesAfter  int64 `json:"bytesAfter"`
+	// Leaks are the groups that grew by a multiple of Iterations (at least
+	// once per iteration); empty, never null, when nothing leaks.
+	Leaks []Leak `json:"leaks"`
+}
+
+// Leak is one group of things that grew at every iteration.
+type Leak struct {
+	Kind string `json:"kind"` // LeakObjects, LeakDetachedDOM, LeakCollection or LeakEventListeners
+	// Name names the group: a class ("Foo"), a detached node
+	// ("HTMLDivElement div.dialog"), a collection ("Window.cache (Map)"),
+	// an event target and type ("Window resize").
+	Name         string `json:"name"`
+	CountDelta   int64  `json:"countDelta"`
+	PerIteration int64  `json:"perIteration"`
+	// BytesDelta is the self size of the group's new members (for a
+	// collection, the growth of its backing store; 0 for listeners).
+	BytesDelta int64 `json:"bytesDelta"`
+	// RetainerPath is the shortest path of strong edges from the global
+	// object (or a GC root) to one representative, alternating nodes and
+	// edges: ["Window", "store (property)", "Array", "[20] (element)",
+	// "Foo"]. Empty when none was found.
+	RetainerPath []string `json:"retainerPath"`
+	// CreatedFrom is the youngest JavaScript frame of the
+	// representative's allocation stack; null when the engine does not
+	// know it.
+	CreatedFrom *LeakFrame `json:"createdFrom"`
+}
+
+// LeakFrame is a source location in a LeakReport.
+type LeakFrame struct {
+	FunctionName string `json:"functionName"`
+	URL          string `json:"url"`
+	Line         int    `json:"line"`   // 1-based; 0 if unknown
+	Column       int    `json:"column"` // 1-based; 0 if unknown
+}
