@@ -106,7 +106,8 @@
 //
 // Supported:
 //   - static files below the root, GET and HEAD, Range requests; ".." paths
-//     are refused
+//     are refused; wptserve's rewrite of /resources/WebIDLParser.js to
+//     webidl2's file
 //   - content types by extension from wptserve's table (plus mjs and wasm);
 //     anything else is application/octet-stream
 //   - headers files as wptserve's load_headers reads them: the __dir__ file

@@ -308,3 +308,17 @@ func TestDocumentHook(t *testing.T) {
 	assert.Check(t, is.Equal(serve(s, "GET", mainURL+"/s.js").Body.String(), "x = 1"))
 	assert.Check(t, strings.HasPrefix(serve(s, "GET", mainURL+"/t.any.html").Body.String(), "<!-- policy:  -->"))
 }
+
+// wptserve's rewrite: /resources/WebIDLParser.js is webidl2's file, in
+// today's layout or the older one.
+func TestRewrites(t *testing.T) {
+	for _, file := range []string{"resources/webidl2/lib/webidl2.js", "resources/webidl2/webidl2.js"} {
+		s := newTestServer(t, map[string]string{file: "webidl2 " + file})
+		w := serve(s, "GET", mainURL+"/resources/WebIDLParser.js")
+		assert.Check(t, is.Equal(w.Code, 200))
+		assert.Check(t, is.Equal(w.Body.String(), "webidl2 "+file))
+		assert.Check(t, is.Contains(w.Header().Get("Content-Type"), "javascript"))
+	}
+	s := newTestServer(t, map[string]string{"resources/WebIDLParser.js": "the placeholder"})
+	assert.Check(t, is.Equal(serve(s, "GET", mainURL+"/resources/WebIDLParser.js").Body.String(), "the placeholder"), "no webidl2: the file itself")
+}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -387,7 +388,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "wpt: method not allowed", http.StatusMethodNotAllowed)
 		return
 	default:
-		resp, err = fsrv.build(r)
+		resp, err = fsrv.build(s.rewrite(r))
 	}
 	if err != nil {
 		var he *httpError
@@ -411,6 +412,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resp.body = s.opts.Document(resp.body, resp.header)
 	}
 	resp.write(w, r)
+}
+
+// rewrites are wptserve's (tools/serve/serve.py): a path that names a file
+// somewhere else in the tree. WebIDLParser.js was moved into webidl2/;
+// older WPT trees (and wpt-runner's copy) have it one level up.
+var rewrites = map[string][]string{
+	"/resources/WebIDLParser.js": {"/resources/webidl2/lib/webidl2.js", "/resources/webidl2/webidl2.js"},
+}
+
+// rewrite returns r for the file a rewrite names, when there is one.
+func (s *Server) rewrite(r *http.Request) *http.Request {
+	for _, to := range rewrites[r.URL.Path] {
+		if _, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(to))); err == nil {
+			r = r.Clone(r.Context())
+			r.URL.Path, r.URL.RawPath = to, ""
+			return r
+		}
+	}
+	return r
 }
 
 // isHTML says whether a Content-Type is an HTML document's (not XHTML,

@@ -501,10 +501,12 @@ func signalContext(hard func()) (ctx context.Context, caught func() os.Signal, s
 // told so: it gets the loopback names (see package wpt, "Hosts and ports").
 func serverOptions(f *wptFlags) wpt.Options {
 	if f.webkitgtk() {
-		// The Profiler polyfill learns each document's Document-Policy
-		// from the document itself, before its scripts run: on https there
-		// is no injecting proxy, and the inspector tells it only later.
-		return wpt.Options{MainHost: "localhost", SecondPort: true, HTTPS: true, Document: webkitgtk.InjectPolicy}
+		// Each document carries the Profiler polyfill and its
+		// Document-Policy, before its own scripts: on https there is no
+		// injecting proxy, the inspector tells the policy only later, and
+		// its bootstrap script misses documents that COOP puts in a new
+		// process (webkitgtk.InjectProfiler).
+		return wpt.Options{MainHost: "localhost", SecondPort: true, HTTPS: true, Document: webkitgtk.InjectProfiler}
 	}
 	return wpt.Options{WPTHosts: true, SecondPort: true, HTTPS: true}
 }

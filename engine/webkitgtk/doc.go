@@ -39,7 +39,12 @@
 //     before the page's own scripts whatever the document: https,
 //     about:blank, srcdoc and data: documents, a Content-Security-Policy
 //     that forbids inline scripts, a client's own proxy; and it stays
-//     through navigations to other sites (measured).
+//     through navigations to other sites (measured). It misses a
+//     cross-origin isolated (COOP) document over https, which WebKit
+//     loads in a new web process whose backend wdext arms only once the
+//     document has committed (measured: no Profiler there); over http the
+//     proxy covers it, and a server of the client's can put the polyfill
+//     in its documents itself (InjectProfiler, as wdext wpt does).
 //   - An HTTP proxy, the fallback for windows wdext did not open (a link
 //     with target=_blank, say) until it finds them, and for a bootstrap
 //     script the inspector refused: a new session gets it as its proxy

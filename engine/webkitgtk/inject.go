@@ -177,6 +177,19 @@ func InjectPolicy(body []byte, header http.Header) []byte {
 	return inject(body, []byte("<script>"+polyfill.SetPolicyScript(JSProfilingAllowed(header))+"</script>"))
 }
 
+// InjectProfiler is InjectPolicy with the Profiler polyfill itself first
+// (polyfill.Script("Profiler")): for a server that serves documents to a
+// session and can put the polyfill in them, as wdext wpt does. Then a
+// document that the inspector's bootstrap script misses has it too: a
+// cross-origin isolated (COOP) document over https, which WebKit loads in
+// a new web process whose inspector backend wdext arms only once the
+// document has committed, and which wdext's proxy does not see (measured:
+// no Profiler there without it). The polyfill installs once per realm, so
+// a document that the bootstrap script reaches as well is unchanged.
+func InjectProfiler(body []byte, header http.Header) []byte {
+	return inject(body, []byte("<script>"+polyfill.Script("Profiler")+"\n"+polyfill.SetPolicyScript(JSProfilingAllowed(header))+"</script>"))
+}
+
 // prologue is what may come before the injected script: a BOM, blanks,
 // comments and the doctype.
 var prologue = regexp.MustCompile(`(?is)^(\x{FEFF})?(\s|<!--.*?-->)*(<!doctype[^>]*>)?`)
