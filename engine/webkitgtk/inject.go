@@ -96,8 +96,11 @@ func (in *injector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The document's Document-Policy, which only the response tells, goes
 	// with the script (see polyfill.SetPolicyScript): the page's scripts
-	// run after it.
-	script := "<script>" + string(in.script) + "\n" + polyfill.SetPolicyScript(JSProfilingAllowed(resp.Header)) + "</script>"
+	// run after it. So does the word that the page's agent delivers
+	// periodic samples: the polyfill that installs first in a realm is the
+	// one that stays, and in an http document that may be this one
+	// (measured: without it, a profiler there got no periodic sample).
+	script := "<script>" + string(in.script) + "\n" + polyfill.EnableSamplerScript + "\n" + polyfill.SetPolicyScript(JSProfilingAllowed(resp.Header)) + "</script>"
 	body = inject(body, []byte(script))
 	copyHeader(w.Header(), resp.Header)
 	w.Header().Del("Content-Encoding")
@@ -187,7 +190,7 @@ func InjectPolicy(body []byte, header http.Header) []byte {
 // no Profiler there without it). The polyfill installs once per realm, so
 // a document that the bootstrap script reaches as well is unchanged.
 func InjectProfiler(body []byte, header http.Header) []byte {
-	return inject(body, []byte("<script>"+polyfill.Script("Profiler")+"\n"+polyfill.SetPolicyScript(JSProfilingAllowed(header))+"</script>"))
+	return inject(body, []byte("<script>"+polyfill.Script("Profiler")+"\n"+polyfill.EnableSamplerScript+"\n"+polyfill.SetPolicyScript(JSProfilingAllowed(header))+"</script>"))
 }
 
 // prologue is what may come before the injected script: a BOM, blanks,
