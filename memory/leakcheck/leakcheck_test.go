@@ -2,21 +2,15 @@ package leakcheck_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory/leakcheck"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -24,31 +18,7 @@ import (
 // session, "s1", has engine e, and returns a function that posts a
 // command to it.
 func fakeServer(t *testing.T, e engine.Engine, commandTimeout time.Duration) func(path, body string) (int, string) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		io.WriteString(w, `{"value":{"sessionId":"s1","capabilities":{"browserName":"fake"}}}`)
-	}))
-	t.Cleanup(up.Close)
-	u, _ := url.Parse(up.URL)
-	bind := func(context.Context, engine.NewSession) (engine.Engine, error) { return e, nil }
-	srv := webdriver.NewServer(webdriver.Config{
-		Upstream:       driver.Remote{URL: u, Bind: bind},
-		Log:            slog.New(slog.NewTextHandler(io.Discard, nil)),
-		CommandTimeout: commandTimeout,
-	})
-	leakcheck.Register(srv)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	post := func(path, body string) (int, string) {
-		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
-		assert.NilError(t, err)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	status, body := post("/session", `{}`)
-	assert.Equal(t, status, 200, body)
-	return post
+	return e2e.FakeEngineServer(t, e, commandTimeout, leakcheck.Register)
 }
 
 // fakeLeaks is an engine whose leak check reports the iterations it was
