@@ -148,22 +148,10 @@ func TestForceSampleExact(t *testing.T) {
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C+"&"+opts))
 	await(t, wd, `await window.framesLoaded;`)
-	first, err := wd.CurrentWindowHandle()
-	assert.NilError(t, err)
-	_, err = wd.ExecuteScript(`window.open(arguments[0], "second")`, []any{pages.D + "/forcesample/frame.html?" + opts})
-	assert.NilError(t, err)
-	handles, err := wd.WindowHandles()
-	assert.NilError(t, err)
-	assert.Equal(t, len(handles), 2)
-	second := handles[0]
-	if second == first {
-		second = handles[1]
-	}
-	assert.NilError(t, wd.SwitchWindow(second))
-	waitLoaded(t, wd)
+	first, second := openSecond(t, wd, pages.D+"/forcesample/frame.html?"+opts)
 
 	assert.NilError(t, wd.SwitchWindow(first))
-	_, err = wd.ExecuteScript(busyScript, nil)
+	_, err := wd.ExecuteScript(busyScript, nil)
 	assert.NilError(t, err)
 	time.Sleep(300 * time.Millisecond) // construction-time samples land before the marks
 	frames := [][]string{{}, {"cross"}, {"cross", "nested"}}

@@ -53,6 +53,26 @@ func waitLoaded(t *testing.T, wd selenium.WebDriver) {
 	t.Fatal("window did not load")
 }
 
+// openSecond opens url in a second window from the current one, switches
+// to it once its document has its profiler, and returns both handles.
+func openSecond(t *testing.T, wd selenium.WebDriver, url string) (first, second string) {
+	t.Helper()
+	first, err := wd.CurrentWindowHandle()
+	assert.NilError(t, err)
+	_, err = wd.ExecuteScript(`window.open(arguments[0], "second")`, []any{url})
+	assert.NilError(t, err)
+	handles, err := wd.WindowHandles()
+	assert.NilError(t, err)
+	assert.Equal(t, len(handles), 2)
+	second = handles[0]
+	if second == first {
+		second = handles[1]
+	}
+	assert.NilError(t, wd.SwitchWindow(second))
+	waitLoaded(t, wd)
+	return first, second
+}
+
 func mark(t *testing.T, wd selenium.WebDriver) {
 	t.Helper()
 	_, err := wd.ExecuteScript(`probe.mark()`, nil)
@@ -69,19 +89,7 @@ func TestForceSampleEveryFrameAndWindow(t *testing.T) {
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C))
 	await(t, wd, `await window.framesLoaded;`)
-	first, err := wd.CurrentWindowHandle()
-	assert.NilError(t, err)
-	_, err = wd.ExecuteScript(`window.open(arguments[0], "second")`, []any{pages.D + "/forcesample/frame.html"})
-	assert.NilError(t, err)
-	handles, err := wd.WindowHandles()
-	assert.NilError(t, err)
-	assert.Equal(t, len(handles), 2)
-	second := handles[0]
-	if second == first {
-		second = handles[1]
-	}
-	assert.NilError(t, wd.SwitchWindow(second))
-	waitLoaded(t, wd)
+	first, second := openSecond(t, wd, pages.D+"/forcesample/frame.html")
 
 	// Let construction-time samples land, then mark everywhere: only
 	// samples after the mark count.

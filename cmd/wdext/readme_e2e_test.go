@@ -211,9 +211,9 @@ func TestREADMEExamples(t *testing.T) {
 		case "sh":
 			out, stderr, err = sh.source(file, 3*time.Minute)
 		case "python":
-			out, stderr, err = runPython(root, file, 3*time.Minute)
+			out, stderr, err = runScript(root, "/usr/bin/python3", file, 3*time.Minute)
 		case "js":
-			out, stderr, err = runNode(root, file, 3*time.Minute)
+			out, stderr, err = runScript(root, "node", file, 3*time.Minute)
 		}
 		if err != nil {
 			t.Fatalf("README.md:%d (%s block) failed: %v\n--- block:\n%s--- stdout:\n%s\n--- stderr:\n%s", b.line, b.lang, err, b.code, out, stderr)
@@ -349,23 +349,12 @@ func (sh *shell) stop(t *testing.T) {
 	assert.Assert(t, gone, "processes left in the README shell's group %d", sh.cmd.Process.Pid)
 }
 
-// runNode runs file, an ES module, with node.
-func runNode(dir, file string, timeout time.Duration) (stdout, stderr string, err error) {
+// runScript runs file with interpreter: node for the ES modules, Debian's
+// python3 (where python3-selenium is) for Python.
+func runScript(dir, interpreter, file string, timeout time.Duration) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", file)
-	cmd.Dir = dir
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err = cmd.Run()
-	return o.String(), e.String(), err
-}
-
-// runPython runs file with Debian's python3 (where python3-selenium is).
-func runPython(dir, file string, timeout time.Duration) (stdout, stderr string, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/usr/bin/python3", file)
+	cmd := exec.CommandContext(ctx, interpreter, file)
 	cmd.Dir = dir
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e

@@ -28,6 +28,26 @@ import (
 	"github.com/wdext/wdext/wpt"
 )
 
+// wptReport is what the tests read of a wptreport JSON file.
+type wptReport struct {
+	RunInfo map[string]any `json:"run_info"`
+	Results []struct {
+		Test   string `json:"test"`
+		Status string `json:"status"`
+	} `json:"results"`
+}
+
+// readReport reads the wptreport file name, and returns its bytes too
+// (for messages).
+func readReport(t *testing.T, name string) (wptReport, []byte) {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	assert.NilError(t, err)
+	var rep wptReport
+	assert.NilError(t, json.Unmarshal(b, &rep))
+	return rep, b
+}
+
 // wdextIn runs the built wdext in dir with env added, for at most
 // timeout; it returns stdout, stderr and the exit status (-1: killed at
 // the timeout). Whatever it started is killed at the end.
@@ -358,16 +378,7 @@ func TestWPTBundledSuiteCommandLine(t *testing.T) {
 	assert.Equal(t, code, 0, "%s\n%s", stdout, errOut)
 	assert.Assert(t, is.Contains(stdout, "expectations: "+filepath.Join(repo, "testdata", "wpt", "expectations.json")))
 	assert.Assert(t, is.Contains(stdout, "All results were as expected."))
-	var rep struct {
-		RunInfo map[string]any `json:"run_info"`
-		Results []struct {
-			Test   string `json:"test"`
-			Status string `json:"status"`
-		} `json:"results"`
-	}
-	b, err := os.ReadFile(report)
-	assert.NilError(t, err)
-	assert.NilError(t, json.Unmarshal(b, &rep))
+	rep, b := readReport(t, report)
 	assert.Assert(t, len(rep.Results) >= 9, "%s", b)
 	info := rep.RunInfo
 	t.Logf("run_info: %v", info)
@@ -379,16 +390,13 @@ func TestWPTBundledSuiteCommandLine(t *testing.T) {
 	assert.Equal(t, info["enable_experimental"], false)
 	assert.Equal(t, info["timeout_multiplier"], 1.0)
 	assert.Equal(t, info["engine"], "chromium")
-	_, err = os.Stat(junit)
+	_, err := os.Stat(junit)
 	assert.NilError(t, err)
 
 	stdout, errOut, code = wdextIn(t, repo, nil, 5*time.Minute, "wpt",
 		"testdata/wpt/js-self-profiling/cross-frame.sub.html", "--report", report, "testdata/wpt/measure-memory")
 	assert.Equal(t, code, 0, "%s\n%s", stdout, errOut)
-	b, err = os.ReadFile(report)
-	assert.NilError(t, err)
-	rep.Results = nil
-	assert.NilError(t, json.Unmarshal(b, &rep))
+	rep, _ = readReport(t, report)
 	got := map[string]string{}
 	for _, r := range rep.Results {
 		got[r.Test] = r.Status
@@ -474,16 +482,7 @@ func TestWPTInterruptWritesReport(t *testing.T) {
 	assert.Equal(t, exit.ExitCode(), 130, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	assert.Assert(t, is.Contains(stdout.String(), "Interrupted (interrupt): 1 of 2 tests finished"))
 	assert.Assert(t, is.Contains(stdout.String(), "Ran 1 tests (1 subtests)"))
-	b, err := os.ReadFile(report)
-	assert.NilError(t, err)
-	var rep struct {
-		RunInfo map[string]any `json:"run_info"`
-		Results []struct {
-			Test   string `json:"test"`
-			Status string `json:"status"`
-		} `json:"results"`
-	}
-	assert.NilError(t, json.Unmarshal(b, &rep))
+	rep, b := readReport(t, report)
 	assert.Equal(t, len(rep.Results), 1, "%s", b)
 	assert.Equal(t, rep.Results[0].Test, "/a-passes.html")
 	assert.Equal(t, rep.Results[0].Status, "OK")

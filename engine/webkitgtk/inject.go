@@ -94,14 +94,7 @@ func (in *injector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "wdext injector: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	// The document's Document-Policy, which only the response tells, goes
-	// with the script (see polyfill.SetPolicyScript): the page's scripts
-	// run after it. So does the word that the page's agent delivers
-	// periodic samples: the polyfill that installs first in a realm is the
-	// one that stays, and in an http document that may be this one
-	// (measured: without it, a profiler there got no periodic sample).
-	script := "<script>" + string(in.script) + "\n" + polyfill.EnableSamplerScript + "\n" + polyfill.SetPolicyScript(JSProfilingAllowed(resp.Header)) + "</script>"
-	body = inject(body, []byte(script))
+	body = inject(body, documentScript(in.script, resp.Header))
 	copyHeader(w.Header(), resp.Header)
 	w.Header().Del("Content-Encoding")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -190,7 +183,23 @@ func InjectPolicy(body []byte, header http.Header) []byte {
 // no Profiler there without it). The polyfill installs once per realm, so
 // a document that the bootstrap script reaches as well is unchanged.
 func InjectProfiler(body []byte, header http.Header) []byte {
-	return inject(body, []byte("<script>"+polyfill.Script("Profiler")+"\n"+polyfill.EnableSamplerScript+"\n"+polyfill.SetPolicyScript(JSProfilingAllowed(header))+"</script>"))
+	return inject(body, documentScript([]byte(polyfill.Script("Profiler")), header))
+}
+
+// documentScript is the script element a document of a response with
+// header carries: the polyfill (source), the word that the page's agent
+// delivers periodic samples, and the document's Document-Policy, which
+// only the response tells (see polyfill.SetPolicyScript); the page's
+// scripts run after it. The polyfill that installs first in a realm is
+// the one that stays, and that may be this one, so it needs the other
+// two (measured: without the first, a profiler there got no periodic
+// sample).
+func documentScript(source []byte, header http.Header) []byte {
+	script := make([]byte, 0, len(source)+256)
+	script = append(script, "<script>"...)
+	script = append(script, source...)
+	script = append(script, "\n"+polyfill.EnableSamplerScript+"\n"+polyfill.SetPolicyScript(JSProfilingAllowed(header))+"</script>"...)
+	return script
 }
 
 // prologue is what may come before the injected script: a BOM, blanks,
