@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/wdext/wdext/memory/heapsnapshot"
@@ -54,11 +55,24 @@ func ReadHeap(r io.Reader) (Heap, error) {
 		}
 		return JSC(s), nil
 	}
-	s, err := heapsnapshot.Read(br)
+	var in io.Reader = br
+	if f, ok := r.(stater); ok {
+		in = statReader{br, f} // heapsnapshot.Read sizes its columns with it
+	}
+	s, err := heapsnapshot.Read(in)
 	if err != nil {
 		return nil, err
 	}
 	return V8(s), nil
+}
+
+type stater interface{ Stat() (fs.FileInfo, error) }
+
+// statReader reads from a bufio.Reader, and tells the size of the file
+// under it.
+type statReader struct {
+	*bufio.Reader
+	stater
 }
 
 // firstKey returns the first member name of the JSON object at the start of

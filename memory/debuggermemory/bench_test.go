@@ -39,14 +39,18 @@ const memlabScript = `const {getFullHeapFromFile} = require('@memlab/heap-analys
 
 type run struct {
 	wall   time.Duration
+	cpu    float64 // user + system seconds
 	peakKB int64
 	counts map[string]int64
 }
 
-var maxRSS = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
+var (
+	maxRSS  = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
+	cpuTime = regexp.MustCompile(`(?:User|System) time \(seconds\): ([\d.]+)`)
+)
 
-// measure runs argv under /usr/bin/time -v and returns its wall time and
-// peak RSS; parse reads the class counts from its output.
+// measure runs argv under /usr/bin/time -v and returns its wall time, CPU
+// time and peak RSS; parse reads the class counts from its output.
 func measure(t *testing.T, dir string, parse func([]byte) map[string]int64, argv ...string) run {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
@@ -60,7 +64,12 @@ func measure(t *testing.T, dir string, parse func([]byte) map[string]int64, argv
 	m := maxRSS.FindSubmatch(stderr.Bytes())
 	assert.Assert(t, m != nil, stderr.String())
 	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return run{wall: wall, peakKB: kb, counts: parse(stdout.Bytes())}
+	var cpu float64
+	for _, m := range cpuTime.FindAllSubmatch(stderr.Bytes(), -1) {
+		sec, _ := strconv.ParseFloat(string(m[1]), 64)
+		cpu += sec
+	}
+	return run{wall: wall, cpu: cpu, peakKB: kb, counts: parse(stdout.Bytes())}
 }
 
 // TestCensusVersusMemlab compares `wdext census` with memlab's heap parser
@@ -73,8 +82,11 @@ func measure(t *testing.T, dir string, parse func([]byte) map[string]int64, argv
 //	mkdir -p /tmp/memlab && cd /tmp/memlab && PUPPETEER_SKIP_DOWNLOAD=1 npm install memlab@2
 //	WDEXT_MEMLAB=/tmp/memlab go test ./memory/debuggermemory -run CensusVersusMemlab -v -timeout 30m
 //
-// (scripts/bench-census.sh does both.) Targets: at least 3× memlab's
-// throughput, and a peak RSS of at most twice the snapshot's size.
+// (scripts/bench-census.sh does both.) Targets (issue 18): at least 10×
+// memlab's throughput at both sizes, and a peak RSS of at most 1.5× the
+// snapshot's size. The report gives the load average too, and the ratio of
+// CPU times (user + system), a check on a machine others load: wdext reads
+// on two cores, so on an idle machine its wall time is below its CPU time.
 func TestCensusVersusMemlab(t *testing.T) {
 	memlab := os.Getenv("WDEXT_MEMLAB")
 	if memlab == "" {
@@ -120,8 +132,10 @@ func TestCensusVersusMemlab(t *testing.T) {
 	}
 
 	var report strings.Builder
-	fmt.Fprintf(&report, "\n%-22s %9s | %12s %12s %8s | %12s %12s %6s | %s\n",
-		"snapshot", "MB", "ours MB/s", "memlab MB/s", "ratio", "ours RSS MB", "memlab RSS", "RSS/MB", "ours RSS ≤ 2× / ≥ 3× faster")
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(&report, "\nload average at the start: %s", load)
+	fmt.Fprintf(&report, "%-22s %9s | %12s %12s %8s %7s | %12s %12s %6s | %s\n",
+		"snapshot", "MB", "ours MB/s", "memlab MB/s", "ratio", "(CPU)", "ours RSS MB", "memlab RSS", "RSS/MB", "ours RSS ≤ 1.5× / ≥ 10× faster")
 	for _, objects := range []int{100_000, 1_000_000} {
 		file := filepath.Join(dir, fmt.Sprintf("gen-%d.heapsnapshot", objects))
 		f, err := os.Create(file)
@@ -142,9 +156,9 @@ func TestCensusVersusMemlab(t *testing.T) {
 
 		oursMBs, theirMBs := mb/a.wall.Seconds(), mb/b.wall.Seconds()
 		rssRatio := float64(a.peakKB) * 1024 / float64(fi.Size())
-		fmt.Fprintf(&report, "%-22s %9.1f | %12.1f %12.1f %7.1f× | %12.1f %12.1f %6.2f | %v / %v\n",
-			fmt.Sprintf("%d objects", objects), mb, oursMBs, theirMBs, oursMBs/theirMBs,
-			float64(a.peakKB)/1024, float64(b.peakKB)/1024, rssRatio, rssRatio <= 2, oursMBs/theirMBs >= 3)
+		fmt.Fprintf(&report, "%-22s %9.1f | %12.1f %12.1f %7.1f× %6.1f× | %12.1f %12.1f %6.2f | %v / %v\n",
+			fmt.Sprintf("%d objects", objects), mb, oursMBs, theirMBs, oursMBs/theirMBs, b.cpu/a.cpu,
+			float64(a.peakKB)/1024, float64(b.peakKB)/1024, rssRatio, rssRatio <= 1.5, oursMBs/theirMBs >= 10)
 		os.Remove(file)
 	}
 	t.Log(report.String())

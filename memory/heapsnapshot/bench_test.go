@@ -43,7 +43,7 @@ func TestGenerated(t *testing.T) {
 	}
 }
 
-// Reading keeps well under the file's size: the columns are ~21 bytes a
+// Reading keeps well under the file's size: the columns are ~18 bytes a
 // node and ~9 an edge, against ~60 and ~15 bytes of JSON. TotalAlloc bounds
 // the peak heap Read adds.
 func TestReadMemory(t *testing.T) {

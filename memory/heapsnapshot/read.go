@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"math/bits"
+	"sync"
+	"sync/atomic"
 )
 
 // Read parses a V8 heap snapshot from r as it arrives. It needs the
@@ -15,8 +19,18 @@ import (
 //
 // Read stops at the first error without draining r: a caller feeding an
 // io.Pipe should CloseWithError the reading end so the writer is released.
+//
+// Read buffers what it reads itself, in large blocks: a bufio.Reader in
+// front only adds a copy. When r has a Stat method, as an *os.File does,
+// the file's size lets Read trust the header's node count further, and
+// make the columns their full size at once instead of growing them.
 func Read(r io.Reader) (*Snapshot, error) {
 	d := &decoder{sc: newScanner(r), s: &Snapshot{}, seen: map[string]bool{}}
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			d.size = fi.Size()
+		}
+	}
 	if err := d.sc.object(d.member); err != nil {
 		return nil, err
 	}
@@ -76,13 +90,21 @@ type decoder struct {
 	node, edge, fn, trace layout
 	fnErr, traceErr       error // reported only if the array is non-empty
 	traceIDs              []uint32
+	maxName               atomic.Uint32 // the highest string index nodes and edges use
+	size                  int64         // the input's size, if known; else 0
+	bigMu                 sync.Mutex    // guards s.bigSizes
 }
 
-// Preallocation trusts the header's counts only this far, so a lying header
-// cannot make a tiny input allocate gigabytes; past it, slices grow.
+// Preallocation trusts the header's counts only this far (or as far as the
+// input's size allows, if Read knows it), so a lying header cannot make a
+// tiny input allocate gigabytes; past it, slices grow. The
+// edges' columns are made when "edges" starts, and trust the header's
+// count further if "nodes" came first: up to edgesPerNode a node read
+// (V8 writes about 2.2), which is still proportional to the input.
 const (
-	maxPreNodes = 1 << 21
-	maxPreEdges = 1 << 23
+	maxPreNodes  = 1 << 21
+	maxPreEdges  = 1 << 23
+	edgesPerNode = 16
 )
 
 func (d *decoder) member(key string) error {
@@ -122,6 +144,9 @@ func (d *decoder) header() error {
 	raw := d.sc.stopRecording()
 	if err != nil {
 		return err
+	}
+	if len(raw) > maxHeaderSize {
+		return d.sc.errorf("snapshot header too large")
 	}
 	var h header
 	if err := json.Unmarshal(raw, &h); err != nil {
@@ -164,23 +189,17 @@ func (d *decoder) setHeader(h *header) error {
 	if err != nil {
 		return err
 	}
-	n := int(min(max(d.nodeCount, 0), maxPreNodes))
+	// A node takes at least "0," per field.
+	n := int(min(max(d.nodeCount, 0), max(maxPreNodes, d.size/int64(2*d.node.n))))
 	s := d.s
-	s.nodeType = make([]uint8, 0, n)
-	s.nodeName = make([]uint32, 0, n)
-	s.nodeID = make([]uint32, 0, n)
-	s.nodeSize = make([]int64, 0, n)
-	s.firstEdge = make([]uint32, 1, n+1)
+	s.nodeType, s.nodeName, s.nodeID = column[uint8](n), column[uint32](n), column[uint32](n)
+	s.nodeSize32, s.firstEdge = column[uint32](n), column[uint32](n + 1)[:1]
 	if _, ok := d.node.at["trace_node_id"]; ok {
-		s.nodeTrace = make([]uint32, 0, n)
+		s.nodeTrace = column[uint32](n)
 	}
 	if _, ok := d.node.at["detachedness"]; ok {
-		s.nodeDet = make([]uint8, 0, n)
+		s.nodeDet = column[uint8](n)
 	}
-	e := int(min(max(d.edgeCount, 0), maxPreEdges))
-	s.edgeType = make([]uint8, 0, e)
-	s.edgeName = make([]uint32, 0, e)
-	s.edgeTo = make([]uint32, 0, e)
 	return nil
 }
 
@@ -217,88 +236,267 @@ func u32(vs ...int64) bool {
 	return true
 }
 
+// room is the capacity for at least need entries a column of the given
+// capacity grows to. The header's count is trusted once the input has
+// shown a quarter of it, so a column of the declared size is copied once,
+// not over and over.
+func room(capacity, need int, declared int64) int {
+	if need <= capacity {
+		return capacity
+	}
+	if declared >= int64(need) && declared <= 4*int64(need) {
+		return int(declared)
+	}
+	return max(need, 2*capacity)
+}
+
+// grown returns col with capacity c and its first n entries.
+func grown[T uint8 | uint32 | int64](col []T, n, c int) []T {
+	return append(column[T](c), col[:n]...)
+}
+
+// column makes an empty column of capacity c.
+func column[T uint8 | uint32 | int64](c int) []T { return make([]T, 0, c) }
+
+// The columns are filled through sinks: records stores each batch at its
+// place, possibly out of order and concurrently (scanner.parallel), in the
+// columns' spare capacity, and the lengths are set at the end.
+
 func (d *decoder) nodes() error {
 	s, l := d.s, d.node
+	nf := l.n
 	iType, iName, iID, iSize, iEdges := l.at["type"], l.at["name"], l.at["id"], l.at["self_size"], l.at["edge_count"]
 	iTrace, hasTrace := l.at["trace_node_id"]
 	iDet, hasDet := l.at["detachedness"]
+	if !hasTrace {
+		iTrace = iID // read, but not kept
+	}
+	if !hasDet {
+		iDet = iType
+	}
 	ntypes := uint64(len(s.nodeTypes))
-	return d.sc.records(l.n, func(batch []int64) error {
-		for r := 0; r < len(batch); r += l.n {
-			rec := batch[r : r+l.n]
-			i := len(s.nodeType)
-			switch {
-			case uint64(rec[iType]) >= ntypes:
-				return d.sc.errorf("node %d: type %d out of range", i, rec[iType])
-			case rec[iSize] < 0:
-				return d.sc.errorf("node %d: negative self_size", i)
-			case !u32(rec[iName], rec[iID], rec[iEdges]) || hasTrace && !u32(rec[iTrace]):
-				return d.sc.errorf("node %d: field out of range", i)
-			case hasDet && uint64(rec[iDet]) > math.MaxUint8:
-				return d.sc.errorf("node %d: detachedness %d out of range", i, rec[iDet])
+	n, err := d.sc.records(nf, sink{
+		reserve: func(have, need int) {
+			c := room(cap(s.nodeType), need, d.nodeCount)
+			if c == cap(s.nodeType) {
+				return
 			}
-			s.nodeType = append(s.nodeType, uint8(rec[iType]))
-			s.nodeName = append(s.nodeName, uint32(rec[iName]))
-			s.nodeID = append(s.nodeID, uint32(rec[iID]))
-			s.nodeSize = append(s.nodeSize, rec[iSize])
-			// Counts for now; finish turns them into offsets.
-			s.firstEdge = append(s.firstEdge, uint32(rec[iEdges]))
+			s.nodeType, s.nodeName, s.nodeID = grown(s.nodeType, have, c), grown(s.nodeName, have, c), grown(s.nodeID, have, c)
+			s.nodeSize32, s.firstEdge = grown(s.nodeSize32, have, c), grown(s.firstEdge, have+1, c+1)
 			if hasTrace {
-				s.nodeTrace = append(s.nodeTrace, uint32(rec[iTrace]))
+				s.nodeTrace = grown(s.nodeTrace, have, c)
 			}
 			if hasDet {
-				s.nodeDet = append(s.nodeDet, uint8(rec[iDet]))
+				s.nodeDet = grown(s.nodeDet, have, c)
 			}
-		}
-		return nil
+		},
+		put: func(batch []int64, i0 int) error {
+			k := len(batch) / nf
+			typ, name, id := s.nodeType[i0:i0+k], s.nodeName[i0:i0+k], s.nodeID[i0:i0+k]
+			size, edges := s.nodeSize32[i0:i0+k], s.firstEdge[i0+1:i0+1+k]
+			var maxName uint32
+			defer func() { d.raiseMaxName(maxName) }()
+			for j := range k {
+				rec := batch[j*nf : j*nf+nf]
+				// One test for the usual record, the careful ones if it fails.
+				if uint64(rec[iType]) >= ntypes || uint64(rec[iName]|rec[iID]|rec[iEdges]|rec[iTrace]|rec[iSize]) > math.MaxUint32 ||
+					uint64(rec[iDet]) > math.MaxUint8 {
+					if err := d.badNode(i0+j, rec, ntypes); err != nil {
+						return err
+					}
+				}
+				typ[j] = uint8(rec[iType])
+				name[j] = uint32(rec[iName])
+				maxName = max(maxName, name[j])
+				id[j] = uint32(rec[iID])
+				if size[j] = uint32(rec[iSize]); rec[iSize] >= math.MaxUint32 {
+					size[j] = math.MaxUint32
+					d.bigSize(i0+j, rec[iSize])
+				}
+				// Counts for now; finish turns them into offsets.
+				edges[j] = uint32(rec[iEdges])
+			}
+			if hasTrace {
+				trace := s.nodeTrace[i0 : i0+k]
+				for j := range k {
+					trace[j] = uint32(batch[j*nf+iTrace])
+				}
+			}
+			if hasDet {
+				det := s.nodeDet[i0 : i0+k]
+				for j := range k {
+					det[j] = uint8(batch[j*nf+iDet])
+				}
+			}
+			return nil
+		},
 	})
+	if err != nil {
+		return err
+	}
+	s.nodeType, s.nodeName, s.nodeID = s.nodeType[:n], s.nodeName[:n], s.nodeID[:n]
+	s.nodeSize32, s.firstEdge = s.nodeSize32[:n], s.firstEdge[:n+1]
+	if hasTrace {
+		s.nodeTrace = s.nodeTrace[:n]
+	}
+	if hasDet {
+		s.nodeDet = s.nodeDet[:n]
+	}
+	return nil
+}
+
+// bigSize keeps node i's self_size, which is too large for nodeSize32.
+// Records are checked concurrently; and a record that parallel stored
+// before giving up on its run may be stored again, so the last value
+// kept is the one that counts.
+func (d *decoder) bigSize(i int, size int64) {
+	d.bigMu.Lock()
+	defer d.bigMu.Unlock()
+	if d.s.bigSizes == nil {
+		d.s.bigSizes = map[int]int64{}
+	}
+	d.s.bigSizes[i] = size
+}
+
+// raiseMaxName makes d.maxName at least x.
+func (d *decoder) raiseMaxName(x uint32) {
+	for {
+		m := d.maxName.Load()
+		if x <= m || d.maxName.CompareAndSwap(m, x) {
+			return
+		}
+	}
+}
+
+// badNode checks node i's record the careful way: it returns the error for
+// a record that is out of range, nil for one that only has a large
+// self_size.
+func (d *decoder) badNode(i int, rec []int64, ntypes uint64) error {
+	l := d.node
+	iType, iName, iID, iSize, iEdges := l.at["type"], l.at["name"], l.at["id"], l.at["self_size"], l.at["edge_count"]
+	iTrace, hasTrace := l.at["trace_node_id"]
+	iDet, hasDet := l.at["detachedness"]
+	switch {
+	case uint64(rec[iType]) >= ntypes:
+		return d.sc.errorf("node %d: type %d out of range", i, rec[iType])
+	case rec[iSize] < 0:
+		return d.sc.errorf("node %d: negative self_size", i)
+	case !u32(rec[iName], rec[iID], rec[iEdges]) || hasTrace && !u32(rec[iTrace]):
+		return d.sc.errorf("node %d: field out of range", i)
+	case hasDet && uint64(rec[iDet]) > math.MaxUint8:
+		return d.sc.errorf("node %d: detachedness %d out of range", i, rec[iDet])
+	}
+	return nil
 }
 
 func (d *decoder) edges() error {
 	s, l := d.s, d.edge
+	ef := l.n
 	iType, iName, iTo := l.at["type"], l.at["name_or_index"], l.at["to_node"]
 	ntypes := uint64(len(s.edgeTypes))
-	nf := int64(d.node.n)
-	return d.sc.records(l.n, func(batch []int64) error {
-		for r := 0; r < len(batch); r += l.n {
-			rec := batch[r : r+l.n]
-			e := len(s.edgeType)
-			switch {
-			case uint64(rec[iType]) >= ntypes:
-				return d.sc.errorf("edge %d: type %d out of range", e, rec[iType])
-			case rec[iTo]%nf != 0:
-				return d.sc.errorf("edge %d: to_node %d is not a multiple of %d node fields", e, rec[iTo], nf)
-			case !u32(rec[iName], rec[iTo]/nf):
-				return d.sc.errorf("edge %d: field out of range", e)
-			}
-			s.edgeType = append(s.edgeType, uint8(rec[iType]))
-			s.edgeName = append(s.edgeName, uint32(rec[iName]))
-			s.edgeTo = append(s.edgeTo, uint32(rec[iTo]/nf))
+	nf := uint64(d.node.n)
+	// to_node / nf by a multiplication: for a 32-bit to_node, the high
+	// word of to_node × ⌈2^64/nf⌉ is the quotient (Lemire, Kaser and
+	// Kurz, "Faster remainder by direct computation", 2019). nf ≥ 5, as
+	// node_fields has at least the five fields Read needs.
+	inv := ^uint64(0)/nf + 1
+	// nameMask keeps the names that are string indices.
+	var nameMask [256]uint32
+	for t, isIndex := range s.edgeIsIndex {
+		if !isIndex {
+			nameMask[t] = math.MaxUint32
 		}
-		return nil
+	}
+	e := int(min(max(d.edgeCount, 0), max(maxPreEdges, edgesPerNode*int64(len(s.nodeType)))))
+	s.edgeType, s.edgeName, s.edgeTo = column[uint8](e), column[uint32](e), column[uint32](e)
+	n, err := d.sc.records(ef, sink{
+		reserve: func(have, need int) {
+			if c := room(cap(s.edgeType), need, d.edgeCount); c > cap(s.edgeType) {
+				s.edgeType, s.edgeName, s.edgeTo = grown(s.edgeType, have, c), grown(s.edgeName, have, c), grown(s.edgeTo, have, c)
+			}
+		},
+		put: func(batch []int64, e0 int) error {
+			k := len(batch) / ef
+			typ, name, to := s.edgeType[e0:e0+k], s.edgeName[e0:e0+k], s.edgeTo[e0:e0+k]
+			var maxName uint32
+			defer func() { d.raiseMaxName(maxName) }()
+			for j := range k {
+				rec := batch[j*ef : j*ef+ef]
+				t, nm, x := uint64(rec[iType]), uint64(rec[iName]), uint64(rec[iTo])
+				q, _ := bits.Mul64(x, inv)
+				if t >= ntypes || nm > math.MaxUint32 || x > math.MaxUint32 || x != q*nf {
+					var err error
+					if q, err = d.badEdge(e0+j, rec, ntypes); err != nil {
+						return err
+					}
+				}
+				typ[j] = uint8(t)
+				name[j] = uint32(nm)
+				to[j] = uint32(q)
+				maxName = max(maxName, uint32(nm)&nameMask[uint8(t)])
+			}
+			return nil
+		},
 	})
+	if err != nil {
+		return err
+	}
+	s.edgeType, s.edgeName, s.edgeTo = s.edgeType[:n], s.edgeName[:n], s.edgeTo[:n]
+	return nil
+}
+
+// badEdge checks edge e's record the careful way: it returns the error for
+// a record that is out of range, or the target's node ordinal for one that
+// only has a to_node past 32 bits.
+func (d *decoder) badEdge(e int, rec []int64, ntypes uint64) (uint64, error) {
+	l := d.edge
+	iType, iName, iTo := l.at["type"], l.at["name_or_index"], l.at["to_node"]
+	nf := int64(d.node.n)
+	switch {
+	case uint64(rec[iType]) >= ntypes:
+		return 0, d.sc.errorf("edge %d: type %d out of range", e, rec[iType])
+	case rec[iTo]%nf != 0:
+		return 0, d.sc.errorf("edge %d: to_node %d is not a multiple of %d node fields", e, rec[iTo], nf)
+	case !u32(rec[iName], rec[iTo]/nf):
+		return 0, d.sc.errorf("edge %d: field out of range", e)
+	}
+	return uint64(rec[iTo] / nf), nil
 }
 
 func (d *decoder) funcs() error {
 	s, l := d.s, d.fn
-	return d.sc.records(max(l.n, 1), func(batch []int64) error {
-		if d.fnErr != nil {
-			return d.sc.errorf("%v", d.fnErr)
-		}
-		iName, iScript, iScriptID, iLine, iColumn := l.at["name"], l.at["script_name"], l.at["script_id"], l.at["line"], l.at["column"]
-		for r := 0; r < len(batch); r += l.n {
-			rec := batch[r : r+l.n]
-			if !u32(rec[iName], rec[iScript], rec[iScriptID], rec[iLine], rec[iColumn]) {
-				return d.sc.errorf("trace function %d: field out of range", len(s.funcName))
+	iName, iScript, iScriptID, iLine, iColumn := l.at["name"], l.at["script_name"], l.at["script_id"], l.at["line"], l.at["column"]
+	n, err := d.sc.records(max(l.n, 1), sink{
+		reserve: func(have, need int) {
+			if c := room(cap(s.funcName), need, -1); c > cap(s.funcName) {
+				s.funcName, s.funcScript, s.funcScriptID = grown(s.funcName, have, c), grown(s.funcScript, have, c), grown(s.funcScriptID, have, c)
+				s.funcLine, s.funcColumn = grown(s.funcLine, have, c), grown(s.funcColumn, have, c)
 			}
-			s.funcName = append(s.funcName, uint32(rec[iName]))
-			s.funcScript = append(s.funcScript, uint32(rec[iScript]))
-			s.funcScriptID = append(s.funcScriptID, uint32(rec[iScriptID]))
-			s.funcLine = append(s.funcLine, uint32(rec[iLine]))
-			s.funcColumn = append(s.funcColumn, uint32(rec[iColumn]))
-		}
-		return nil
+		},
+		put: func(batch []int64, f0 int) error {
+			if d.fnErr != nil {
+				return d.sc.errorf("%v", d.fnErr)
+			}
+			k := len(batch) / l.n
+			name, script, scriptID := s.funcName[f0:f0+k], s.funcScript[f0:f0+k], s.funcScriptID[f0:f0+k]
+			line, column := s.funcLine[f0:f0+k], s.funcColumn[f0:f0+k]
+			for j := range k {
+				rec := batch[j*l.n : j*l.n+l.n]
+				if !u32(rec[iName], rec[iScript], rec[iScriptID], rec[iLine], rec[iColumn]) {
+					return d.sc.errorf("trace function %d: field out of range", f0+j)
+				}
+				name[j], script[j], scriptID[j] = uint32(rec[iName]), uint32(rec[iScript]), uint32(rec[iScriptID])
+				line[j], column[j] = uint32(rec[iLine]), uint32(rec[iColumn])
+			}
+			return nil
+		},
 	})
+	if err != nil {
+		return err
+	}
+	s.funcName, s.funcScript, s.funcScriptID = s.funcName[:n], s.funcScript[:n], s.funcScriptID[:n]
+	s.funcLine, s.funcColumn = s.funcLine[:n], s.funcColumn[:n]
+	return nil
 }
 
 // traceNodes reads a list of trace tree nodes, each a flat record of
@@ -357,24 +555,63 @@ func (d *decoder) traceNodes(parent int32, depth int) error {
 func (d *decoder) strings() error {
 	// Appending to one slice would copy it over and over (and allocate ~5×
 	// its final size); fixed-size chunks joined at the end allocate 2×.
+	// When "nodes" and "edges" came first, as V8 writes them, the highest
+	// string index they use is about the table's length: the first chunk
+	// is that long, and usually the only one.
 	const chunk = 4096
+	first := chunk
+	if hint := int(d.maxName.Load()) + 1; hint > 1 {
+		first = min(hint+hint/64, len(d.s.nodeType)+len(d.s.edgeType)) + chunk
+	}
 	var chunks [][]string
-	cur := make([]string, 0, chunk)
-	err := d.sc.array(func() error {
-		v, err := d.sc.str()
-		if len(cur) == chunk {
+	cur := make([]string, 0, first)
+	err := d.sc.strings(func(v string) {
+		if len(cur) == cap(cur) {
 			chunks = append(chunks, cur)
 			cur = make([]string, 0, chunk)
 		}
 		cur = append(cur, v)
-		return err
 	})
+	if len(chunks) == 0 {
+		d.s.strings = cur
+		return err
+	}
 	chunks = append(chunks, cur)
-	d.s.strings = make([]string, 0, len(chunks)*chunk-chunk+len(cur))
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	d.s.strings = make([]string, 0, n)
 	for _, c := range chunks {
 		d.s.strings = append(d.s.strings, c...)
 	}
 	return err
+}
+
+// checkNames checks that the nodes' names index the ns strings.
+func (s *Snapshot) checkNames(ns uint32) error {
+	for i, x := range s.nodeName {
+		if x >= ns {
+			return fmt.Errorf("node %d: name %d out of range of %d strings", i, x, ns)
+		}
+	}
+	return nil
+}
+
+// checkEdges checks edges [lo, hi): their targets are nodes, and their
+// names index the ns strings.
+func (s *Snapshot) checkEdges(lo, hi int, ns uint32) error {
+	n := uint32(len(s.nodeType))
+	to, name, typ := s.edgeTo[lo:hi], s.edgeName[lo:hi], s.edgeType[lo:hi]
+	for e := range to {
+		if to[e] >= n {
+			return fmt.Errorf("edge %d: to_node %d out of range of %d nodes", lo+e, to[e], n)
+		}
+		if name[e] >= ns && !s.edgeIsIndex[typ[e]] {
+			return fmt.Errorf("edge %d: name %d out of range of %d strings", lo+e, name[e], ns)
+		}
+	}
+	return nil
 }
 
 // finish checks what can only be checked once everything is in: counts, and
@@ -405,18 +642,24 @@ func (d *decoder) finish() error {
 		return fmt.Errorf("nodes' edge_count adds up to %d or more, but there are %d edges", sum, ne)
 	}
 	ns := uint32(len(s.strings))
-	for i, x := range s.nodeName {
-		if x >= ns {
-			return fmt.Errorf("node %d: name %d out of range of %d strings", i, x, ns)
-		}
+	// The second half of the edges on another core.
+	var edgeErr error
+	var wg sync.WaitGroup
+	half := ne
+	if ne >= 1<<16 && parallel {
+		half = ne / 2
+		wg.Go(func() { edgeErr = s.checkEdges(half, ne, ns) })
 	}
-	for e, to := range s.edgeTo {
-		if int(to) >= n {
-			return fmt.Errorf("edge %d: to_node %d out of range of %d nodes", e, to, n)
-		}
-		if !s.edgeIsIndex[s.edgeType[e]] && s.edgeName[e] >= ns {
-			return fmt.Errorf("edge %d: name %d out of range of %d strings", e, s.edgeName[e], ns)
-		}
+	err := s.checkNames(ns)
+	if err == nil {
+		err = s.checkEdges(0, half, ns)
+	}
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	if edgeErr != nil {
+		return edgeErr
 	}
 	for i := range s.funcName {
 		if s.funcName[i] >= ns || s.funcScript[i] >= ns {

@@ -1,11 +1,16 @@
 package heapsnapshot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A scanner is a minimal JSON tokenizer over a stream. It exists because the
@@ -20,6 +25,7 @@ type scanner struct {
 	end  int   // end of valid data in buf
 	base int64 // input offset of buf[0], for error messages
 	err  error // sticky: io.EOF at end of input, or the reader's error
+	full bool  // the last read filled buf
 
 	// While recording, consumed bytes from buf[recFrom:] are kept in rec, so
 	// a small value (the "snapshot" header) can be handed to encoding/json.
@@ -27,14 +33,21 @@ type scanner struct {
 	recFrom   int
 	rec       []byte
 
-	scratch []byte  // string decoding buffer, reused
-	batch   []int64 // records' batch, reused
+	scratch []byte     // string decoding buffer, reused
+	batch   []int64    // records' batch, reused
+	halves  [2][]int64 // parallel's batches, reused
+	arena   arena      // the bytes of the strings read
+
+	// serialUntil is the input offset before which records reads
+	// serially: parallel has looked at the input up to there.
+	serialUntil int64
 }
 
 const (
-	bufSize       = 64 << 10
-	maxHeaderSize = 1 << 20 // the "snapshot" header is a few KB in practice
-	maxDepth      = 4096    // V8 records at most 64 frames per allocation stack
+	bufSize       = 64 << 10        // to begin with
+	maxBufSize    = 1<<20 + bufSize // reads of a whole MB at least: see more
+	maxHeaderSize = 1 << 20         // the "snapshot" header is a few KB in practice
+	maxDepth      = 4096            // V8 records at most 64 frames per allocation stack
 )
 
 func newScanner(r io.Reader) *scanner {
@@ -68,7 +81,14 @@ func (s *scanner) more() bool {
 			return false
 		}
 	}
-	n := copy(s.buf, s.buf[s.pos:s.end])
+	buf := s.buf
+	if s.full && len(buf) < maxBufSize {
+		// The reader fills what it is given: read more at a time, enough
+		// for parallel, and for reading past a bufio.Reader's buffer.
+		buf = make([]byte, maxBufSize)
+	}
+	n := copy(buf, s.buf[s.pos:s.end])
+	s.buf = buf
 	s.base += int64(s.pos)
 	s.pos, s.end = 0, n
 	// Readers may return 0, nil; give up after many in a row, as bufio does,
@@ -80,6 +100,7 @@ func (s *scanner) more() bool {
 			return false
 		}
 		s.end += m
+		s.full = s.end == len(s.buf)
 		if err != nil {
 			s.err = err
 			return m > 0
@@ -260,38 +281,65 @@ func (s *scanner) fastInteger() (int64, bool) {
 	return 0, false
 }
 
+// A sink stores the records of an array that records reads.
+type sink struct {
+	// reserve makes room for records 0..need-1, keeping records
+	// 0..have-1, the ones stored so far.
+	reserve func(have, need int)
+	// put stores the len(batch)/fields records of batch, the first of
+	// them record number first, after checking them. Calls for distinct
+	// records may run concurrently.
+	put func(batch []int64, first int) error
+}
+
 // records reads a JSON array of integers that holds records of n integers
-// each, handing whole records to f in batches. Batching keeps the per-integer
-// cost to a few byte compares; f works a record at a time.
-func (s *scanner) records(n int, f func(batch []int64) error) error {
+// each, handing whole records to the sink in batches, and returns how many
+// there were. Batching keeps the per-integer cost to a few byte compares;
+// put works a record at a time. Large runs of plain integers already in
+// the buffer are cut in two halves read concurrently (see parallel).
+func (s *scanner) records(n int, out sink) (int, error) {
 	if err := s.expect('['); err != nil {
-		return err
+		return 0, err
 	}
 	c, err := s.peek()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if c == ']' {
 		s.pos++
-		return nil
+		return 0, nil
 	}
-	if cap(s.batch) < n*256 {
-		s.batch = make([]int64, 0, n*256)
+	r := &recordReader{n: n, out: out}
+	if cap(s.batch) < n*batchRecords {
+		s.batch = make([]int64, n*batchRecords)
 	}
-	batch := s.batch[: 0 : n*256] // full means a whole number of records
+	r.batch = s.batch[: 0 : n*batchRecords] // full means a whole number of records
 	for {
+		if s.end-s.pos >= parallelMin && s.base+int64(s.pos) >= s.serialUntil && parallel {
+			if err := s.parallel(r); err != nil {
+				return 0, err
+			}
+		}
+		p, k := scanInts(s.buf[:s.end], s.pos, s.end-intRoom, r.batch[:cap(r.batch)], len(r.batch))
+		s.pos, r.batch = p, r.batch[:k]
+		if len(r.batch) == cap(r.batch) {
+			if err := r.flush(); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		// The rest, one integer and its separator at a time.
 		v, ok := s.fastInteger()
 		if !ok {
 			if v, err = s.integer(); err != nil {
-				return err
+				return 0, err
 			}
 		}
-		batch = append(batch, v)
-		if len(batch) == cap(batch) {
-			if err := f(batch); err != nil {
-				return err
+		r.batch = append(r.batch, v)
+		if len(r.batch) == cap(r.batch) {
+			if err := r.flush(); err != nil {
+				return 0, err
 			}
-			batch = batch[:0]
 		}
 		if s.pos < s.end && s.buf[s.pos] == ',' {
 			s.pos++
@@ -299,19 +347,212 @@ func (s *scanner) records(n int, f func(batch []int64) error) error {
 		}
 		c, err := s.peek()
 		if err != nil {
-			return err
+			return 0, err
 		}
 		s.pos++
 		switch c {
 		case ',':
 		case ']':
-			if len(batch)%n != 0 {
-				return s.errorf("array ends inside a record of %d integers", n)
+			if len(r.batch)%n != 0 {
+				return 0, s.errorf("array ends inside a record of %d integers", n)
 			}
-			return f(batch)
+			if err := r.flush(); err != nil {
+				return 0, err
+			}
+			return r.done, nil
 		default:
 			s.pos--
-			return s.errorf("want ',' or ']' in array, got %q", c)
+			return 0, s.errorf("want ',' or ']' in array, got %q", c)
+		}
+	}
+}
+
+// batchRecords is how many records records hands over at a time.
+const batchRecords = 256
+
+// A recordReader is the state of records.
+type recordReader struct {
+	n     int
+	out   sink
+	batch []int64 // integers read and not yet stored: records, then part of one
+	done  int     // records stored
+}
+
+// flush stores the batch's whole records and keeps the rest.
+func (r *recordReader) flush() error {
+	k := len(r.batch) / r.n
+	if k == 0 {
+		return nil
+	}
+	r.out.reserve(r.done, r.done+k)
+	if err := r.out.put(r.batch[:k*r.n], r.done); err != nil {
+		return err
+	}
+	r.done += k
+	r.batch = r.batch[:copy(r.batch, r.batch[k*r.n:])]
+	return nil
+}
+
+// intRoom is how far scanInts may read past the integers it is to read:
+// an integer of 18 digits and a separator of 2 bytes.
+const intRoom = 24
+
+// scanInts reads integers from b, starting at p, into dst[k:], as long as
+// they start before limit (at most len(b)-intRoom) and dst has room. It
+// reads only plain integers of up to 18 digits, each followed by a comma,
+// or a newline and a comma (one a record, in some writers), which is
+// nearly all of them, and stops before anything else, for the caller to
+// read carefully. It returns where it stopped and the new length of dst.
+func scanInts(b []byte, p, limit int, dst []int64, k int) (int, int) {
+	for k < len(dst) && p < limit {
+		v, q := uint64(b[p]-'0'), p+1
+		if v > 9 || v == 0 && b[q]-'0' <= 9 {
+			break
+		}
+		for ; q < p+18; q++ { // 18 digits at most, as in integer
+			d := b[q] - '0'
+			if d > 9 {
+				break
+			}
+			v = v*10 + uint64(d)
+		}
+		if c := b[q]; c == ',' {
+			p = q + 1
+		} else if c == '\n' && b[q+1] == ',' {
+			p = q + 2
+		} else {
+			break
+		}
+		dst[k] = int64(v)
+		k++
+	}
+	return p, k
+}
+
+// skipInts is scanInts without keeping the integers: it returns where
+// the run of plain integers at b[p:] that start before limit ends.
+func skipInts(b []byte, p, limit int) int {
+	for p < limit {
+		q := p + 1
+		if d := b[p] - '0'; d > 9 || d == 0 && b[q]-'0' <= 9 {
+			break
+		}
+		for q < p+18 && b[q]-'0' <= 9 {
+			q++
+		}
+		if c := b[q]; c == ',' {
+			p = q + 1
+		} else if c == '\n' && b[q+1] == ',' {
+			p = q + 2
+		} else {
+			break
+		}
+	}
+	return p
+}
+
+// parallel is whether records reads long runs of integers on two cores.
+var parallel = runtime.GOMAXPROCS(0) > 1
+
+// parallelMin is how much buffered input makes records read it in two
+// halves concurrently: enough that starting a goroutine costs nothing.
+const parallelMin = 128 << 10
+
+// parallel reads the run of plain integers at the start of the buffered
+// input in two halves, the second on another goroutine, each storing its
+// whole records itself; the records that straddle the cut and the run's
+// start are put together here. If anything in the run is not plain (a
+// space, a long integer, a bad record), parallel stores nothing, and the
+// run is left to the careful path, which finds what it is.
+func (s *scanner) parallel(r *recordReader) error {
+	n := r.n
+	b := s.buf[:s.end]
+	run := b[s.pos : s.end-intRoom]
+	if i := bytes.IndexByte(run, ']'); i >= 0 {
+		run = run[:i]
+	}
+	run = run[:bytes.LastIndexByte(run, ',')+1] // whole integers only
+	cut := len(run) / 2
+	cut += bytes.IndexByte(run[cut:], ',') + 1
+	start, mid, end := s.pos, s.pos+cut, s.pos+len(run)
+	count0, count1 := bytes.Count(b[start:mid], comma), bytes.Count(b[mid:end], comma)
+	s.serialUntil = s.base + int64(end)
+	if count0 < 2*n || count1 < 2*n { // too short to be worth it
+		return nil
+	}
+	if err := r.flush(); err != nil {
+		return err
+	}
+	g0 := r.done*n + len(r.batch) // number of the run's first integer in the array
+	g1, g2 := g0+count0, g0+count0+count1
+	r.out.reserve(r.done, (g2+n-1)/n)
+	for i := range s.halves {
+		if cap(s.halves[i]) < cap(r.batch) {
+			s.halves[i] = make([]int64, cap(r.batch))
+		}
+	}
+	var second half
+	var wg sync.WaitGroup
+	wg.Go(func() { second = readHalf(b, mid, end, g1, n, s.halves[1][:cap(r.batch)], r.out.put) })
+	first := readHalf(b, start, mid, g0, n, s.halves[0][:cap(r.batch)], r.out.put)
+	wg.Wait()
+	if !first.ok || !second.ok {
+		return nil
+	}
+	// The records across the run's start and across the cut.
+	if g0%n != 0 {
+		if err := r.out.put(append(r.batch, first.head...), g0/n); err != nil {
+			return err
+		}
+	}
+	if g1%n != 0 {
+		if err := r.out.put(append(first.tail, second.head...), g1/n); err != nil {
+			return err
+		}
+	}
+	r.done, r.batch = g2/n, append(r.batch[:0], second.tail...)
+	s.pos = end
+	return nil
+}
+
+var comma = []byte{','}
+
+// half is what readHalf read.
+type half struct {
+	head, tail []int64 // the integers of the partial records at either end
+	ok         bool
+}
+
+// readHalf reads b[start:end], plain integers each followed by a comma (as
+// scanInts reads them), the first of them integer number g of an array of
+// records of n integers. It stores the whole records with put, batching
+// them in batch, and returns the integers of the partial records at either
+// end. ok is false if anything in b[start:end] is not plain or put fails.
+func readHalf(b []byte, start, end, g, n int, batch []int64, put func([]int64, int) error) half {
+	var h half
+	p := start
+	if k := (n - g%n) % n; k > 0 {
+		h.head = make([]int64, k)
+		var got int
+		if p, got = scanInts(b, p, end, h.head, 0); got < k {
+			return h
+		}
+		g += k
+	}
+	for first := g / n; ; {
+		var k int
+		p, k = scanInts(b, p, end, batch, 0)
+		whole := k / n * n
+		if whole > 0 {
+			if put(batch[:whole], first) != nil {
+				return h
+			}
+			first += whole / n
+		}
+		if k < len(batch) {
+			h.tail = slices.Clone(batch[whole:k])
+			h.ok = p == end
+			return h
 		}
 	}
 }
@@ -357,6 +598,129 @@ func (s *scanner) object(member func(key string) error) error {
 	}
 }
 
+// strings reads a JSON array of strings, calling f with each.
+func (s *scanner) strings(f func(string)) error {
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	c, err := s.peek()
+	if err != nil {
+		return err
+	}
+	if c == ']' {
+		s.pos++
+		return nil
+	}
+	for {
+		// Fast path: strings wholly in the buffer, each followed by a
+		// comma (and maybe a newline).
+		b, p := s.buf[:s.end], s.pos
+		for p < len(b) && b[p] == '"' {
+			v, q, ok := strAt(b, p, &s.scratch)
+			if !ok || q+1 >= len(b) || b[q] != ',' {
+				break
+			}
+			f(s.arena.keep(v))
+			if p = q + 1; b[p] == '\n' {
+				p++
+			}
+		}
+		s.pos = p
+		// The rest, one string and its separator at a time.
+		v, err := s.str()
+		if err != nil {
+			return err
+		}
+		f(v)
+		c, err := s.peek()
+		if err != nil {
+			return err
+		}
+		s.pos++
+		switch c {
+		case ',':
+		case ']':
+			return nil
+		default:
+			s.pos--
+			return s.errorf("want ',' or ']' in array, got %q", c)
+		}
+	}
+}
+
+// strAt decodes the JSON string at b[p], which is '"', as str does, if it
+// ends in b. It returns its bytes (b's own, or decoded into *scratch),
+// where it ends, and false if it doesn't end in b or is not valid.
+func strAt(b []byte, p int, scratch *[]byte) ([]byte, int, bool) {
+	q := p + 1
+	for ; q < len(b); q++ {
+		if c := b[q]; c == '"' {
+			return b[p+1 : q], q + 1, true
+		} else if c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	out := append((*scratch)[:0], b[p+1:q]...)
+	defer func() { *scratch = out[:0] }()
+	for q < len(b) {
+		c := b[q]
+		switch {
+		case c == '"':
+			return out, q + 1, true
+		case c < 0x20:
+			return nil, 0, false
+		case c != '\\':
+			out = append(out, c)
+			q++
+			continue
+		}
+		if q+1 >= len(b) {
+			return nil, 0, false
+		}
+		e := b[q+1]
+		q += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if q+4 > len(b) {
+				return nil, 0, false
+			}
+			r, ok := unhex4(b[q : q+4])
+			if !ok {
+				return nil, 0, false
+			}
+			q += 4
+			if utf16.IsSurrogate(r) {
+				// As str does.
+				dec := utf8.RuneError
+				if q+6 <= len(b) && b[q] == '\\' && b[q+1] == 'u' {
+					if r2, ok := unhex4(b[q+2 : q+6]); ok {
+						if dec = utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							q += 6
+						}
+					}
+				}
+				r = dec
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
 // str reads a JSON string. Unescaped bytes are kept as they are (V8 writes
 // UTF-8); escapes are decoded as encoding/json does, with unpaired
 // surrogates becoming U+FFFD.
@@ -368,7 +732,7 @@ func (s *scanner) str() (string, error) {
 	for i := s.pos; i < s.end; i++ {
 		c := s.buf[i]
 		if c == '"' {
-			v := string(s.buf[s.pos:i])
+			v := s.arena.keep(s.buf[s.pos:i])
 			s.pos = i + 1
 			return v, nil
 		}
@@ -386,7 +750,7 @@ func (s *scanner) str() (string, error) {
 		switch {
 		case c == '"':
 			s.pos++
-			return string(out), nil
+			return s.arena.keep(out), nil
 		case c < 0x20:
 			return "", s.errorf("control character in string")
 		case c != '\\':
@@ -436,6 +800,31 @@ func (s *scanner) str() (string, error) {
 		}
 	}
 }
+
+// An arena keeps strings' bytes (see keep).
+type arena []byte
+
+// keep returns b as a string. Small strings are copied into a shared
+// block rather than allocated one by one: a snapshot has hundreds of
+// thousands of them, and the blocks are never written again once a string
+// points into them.
+func (a *arena) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > cap(*a)-len(*a) {
+		if len(b) > maxArena/8 {
+			return string(b)
+		}
+		*a = make([]byte, 0, max(min(2*cap(*a), maxArena), 4<<10, len(b)))
+	}
+	n := len(*a)
+	*a = append(*a, b...)
+	return unsafe.String(&(*a)[n], len(b))
+}
+
+// maxArena is the size of keep's blocks once they have grown.
+const maxArena = 1 << 20
 
 // byteAt consumes one byte, without skipping whitespace.
 func (s *scanner) byteAt() (byte, error) {
@@ -517,7 +906,11 @@ func (s *scanner) skip(depth int) error {
 	case '{':
 		return s.object(func(string) error { return s.skip(depth + 1) })
 	case '[':
-		return s.array(func() error { return s.skip(depth + 1) })
+		return s.array(func() error {
+			// Runs of plain integers, the bulk of "locations", in one go.
+			s.pos = skipInts(s.buf[:s.end], s.pos, s.end-intRoom)
+			return s.skip(depth + 1)
+		})
 	case '"':
 		return s.skipString()
 	case 't':

@@ -2,6 +2,7 @@ package heapsnapshot
 
 import (
 	"iter"
+	"math"
 
 	"github.com/wdext/wdext/wire"
 )
@@ -16,13 +17,17 @@ type Snapshot struct {
 	strings   []string
 
 	// One column per node field that is kept.
-	nodeType  []uint8
-	nodeName  []uint32 // index into strings
-	nodeID    []uint32
-	nodeSize  []int64
-	nodeTrace []uint32 // nil when the snapshot has no trace_node_id field
-	nodeDet   []uint8  // nil when the snapshot has no detachedness field
-	firstEdge []uint32 // NodeCount()+1 entries: node i owns [firstEdge[i], firstEdge[i+1])
+	nodeType []uint8
+	nodeName []uint32 // index into strings
+	nodeID   []uint32
+	nodeSize []int64 // nil when nodeSize32 holds the sizes
+	// Read keeps self sizes in 32 bits: nodeSize32[i] is node i's, or
+	// MaxUint32 for one of 2^32-1 bytes or more, which bigSizes has.
+	nodeSize32 []uint32
+	bigSizes   map[int]int64
+	nodeTrace  []uint32 // nil when the snapshot has no trace_node_id field
+	nodeDet    []uint8  // nil when the snapshot has no detachedness field
+	firstEdge  []uint32 // NodeCount()+1 entries: node i owns [firstEdge[i], firstEdge[i+1])
 
 	edgeType []uint8
 	edgeName []uint32 // string index, or element/hidden index
@@ -70,7 +75,15 @@ func (s *Snapshot) Name(i int) string { return s.strings[s.nodeName[i]] }
 func (s *Snapshot) ID(i int) uint32 { return s.nodeID[i] }
 
 // SelfSize returns the bytes node i uses directly.
-func (s *Snapshot) SelfSize(i int) int64 { return s.nodeSize[i] }
+func (s *Snapshot) SelfSize(i int) int64 {
+	if s.nodeSize32 == nil {
+		return s.nodeSize[i]
+	}
+	if v := s.nodeSize32[i]; v != math.MaxUint32 {
+		return int64(v)
+	}
+	return s.bigSizes[i]
+}
 
 // EdgeCount returns the number of edges leaving node i.
 func (s *Snapshot) EdgeCount(i int) int { return int(s.firstEdge[i+1] - s.firstEdge[i]) }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wdext/wdext/memory/heapsnapshot"
 	"github.com/wdext/wdext/wire"
@@ -50,22 +51,22 @@ func Find(in Input) (wire.LeakReport, error) {
 		return wire.LeakReport{}, fmt.Errorf("leaks: iterations must be at least 1, not %d", n)
 	}
 	f := in.Final
+	isNew := func(i int) bool {
+		id := f.ID(i)
+		return !in.Baseline.has(id) && (in.Target == nil || in.Target.has(id))
+	}
+	grows := func(delta int64) bool { return delta >= int64(n) && delta%int64(n) == 0 }
+	// The retainer paths on another core, while this one groups the new
+	// objects and measures the collections, which needs no paths.
+	var p *paths
+	var wg sync.WaitGroup
+	wg.Go(func() { p = retainers(f) })
 	rep := wire.LeakReport{
 		Iterations:  n,
 		BytesBefore: in.Baseline.bytes,
 		BytesAfter:  totalBytes(f),
 		Leaks:       []wire.Leak{},
 	}
-	isNew := func(i int) bool {
-		id := f.ID(i)
-		return !in.Baseline.has(id) && (in.Target == nil || in.Target.has(id))
-	}
-	p := retainers(f)
-	grows := func(delta int64) bool { return delta >= int64(n) && delta%int64(n) == 0 }
-	// The nodes on the paths of reported groups: a collection that holds
-	// a reported group grows because of it, and is not reported again.
-	explained := map[int]bool{}
-
 	objects := map[string][]int{}
 	detached := map[string][]int{}
 	for i := range f.NodeCount() {
@@ -81,6 +82,32 @@ func Find(in Input) (wire.LeakReport, error) {
 			objects[class] = append(objects[class], i)
 		}
 	}
+	// Collections present in both snapshots whose entries grew.
+	type grew struct {
+		i            int
+		kind         string
+		count, bytes int64 // the growth
+	}
+	var collections []grew
+	for i := range f.NodeCount() {
+		kind, ok := collectionKind(f, i)
+		if !ok {
+			continue
+		}
+		c0, b0, ok := in.Baseline.collection(f.ID(i))
+		if !ok {
+			continue
+		}
+		c1, b1 := entries(f, i, kind)
+		if grows(int64(c1 - c0)) {
+			collections = append(collections, grew{i, kind, int64(c1 - c0), b1 - b0})
+		}
+	}
+	wg.Wait()
+
+	// The nodes on the paths of reported groups: a collection that holds
+	// a reported group grows because of it, and is not reported again.
+	explained := map[int]bool{}
 	for _, g := range []struct {
 		kind   string
 		groups map[string][]int
@@ -107,27 +134,16 @@ func Find(in Input) (wire.LeakReport, error) {
 		}
 	}
 
-	// Collections present in both snapshots whose entries grew.
-	for i := range f.NodeCount() {
-		kind, ok := collectionKind(f, i)
-		if !ok || explained[i] {
+	for _, c := range collections {
+		if explained[c.i] {
 			continue
 		}
-		c0, b0, ok := in.Baseline.collection(f.ID(i))
-		if !ok {
-			continue
-		}
-		c1, b1 := entries(f, i, kind)
-		if !grows(int64(c1 - c0)) {
-			continue
-		}
-		path := p.path(i)
 		rep.Leaks = append(rep.Leaks, wire.Leak{
-			Kind: wire.LeakCollection, Name: collectionName(f, p, i, kind),
-			CountDelta: int64(c1 - c0), PerIteration: int64((c1 - c0) / n),
-			BytesDelta:   b1 - b0,
-			RetainerPath: path,
-			CreatedFrom:  createdFrom(f, []int{i}),
+			Kind: wire.LeakCollection, Name: collectionName(f, p, c.i, c.kind),
+			CountDelta: c.count, PerIteration: c.count / int64(n),
+			BytesDelta:   c.bytes,
+			RetainerPath: p.path(c.i),
+			CreatedFrom:  createdFrom(f, []int{c.i}),
 		})
 	}
 
@@ -211,8 +227,13 @@ func nodesOf(s *heapsnapshot.Snapshot, ls []Listener) map[uint32]int {
 // A Summary is what a leak check keeps of a snapshot it compares the
 // final one with (the baseline, memlab's target): the heap object ids,
 // the sizes of the collections and the total size, a small part of the
-// snapshot (4 bytes a node), so that the snapshot itself can go.
+// snapshot (4 bytes a node at most), so that the snapshot itself can go.
 type Summary struct {
+	// The ids: a bitmap (bit id set) when they are dense enough for it to
+	// be the smaller, as V8's are (about 3 per node, 0.4 bytes a node),
+	// else a sorted list.
+	dense       bool
+	idBits      []uint64
 	ids         []uint32  // sorted
 	collections []counted // sorted by id
 	bytes       int64
@@ -237,27 +258,72 @@ func (m *Summary) collection(id uint32) (count int, bytes int64, ok bool) {
 // Summarize summarises s.
 func Summarize(s *heapsnapshot.Snapshot) *Summary {
 	n := s.NodeCount()
-	m := &Summary{ids: make([]uint32, n), bytes: totalBytes(s)}
-	sorted := true
-	for i := range n {
-		m.ids[i] = s.ID(i)
-		if i > 0 && m.ids[i] < m.ids[i-1] {
-			sorted = false
+	// The nodes in two halves, the second on another core.
+	var parts [2]summaryPart
+	var wg sync.WaitGroup
+	if n >= 1<<16 {
+		wg.Go(func() { parts[1].summarize(s, n/2, n) })
+		parts[0].summarize(s, 0, n/2)
+	} else {
+		parts[0].summarize(s, 0, n)
+	}
+	wg.Wait()
+	m := &Summary{bytes: parts[0].bytes + parts[1].bytes, collections: slices.Concat(slices.Concat(parts[0].collections, parts[1].collections)...)}
+	maxID := max(parts[0].maxID, parts[1].maxID)
+	if m.dense = uint64(maxID) < 32*uint64(n); m.dense {
+		m.idBits = make([]uint64, maxID/64+1)
+		for i := range n {
+			id := s.ID(i)
+			m.idBits[id/64] |= 1 << (id % 64)
 		}
-		if kind, ok := collectionKind(s, i); ok {
-			c, b := entries(s, i, kind)
-			m.collections = append(m.collections, counted{s.ID(i), uint32(min(c, math.MaxUint32)), b})
+	} else {
+		m.ids = make([]uint32, n)
+		for i := range n {
+			m.ids[i] = s.ID(i)
+		}
+		if !slices.IsSorted(m.ids) {
+			slices.Sort(m.ids)
 		}
 	}
-	if !sorted {
-		slices.Sort(m.ids)
-		slices.SortFunc(m.collections, func(a, b counted) int { return cmp.Compare(a.id, b.id) })
+	if !slices.IsSortedFunc(m.collections, compareCounted) {
+		slices.SortFunc(m.collections, compareCounted)
 	}
-	m.collections = slices.Clip(m.collections)
 	return m
 }
 
+func compareCounted(a, b counted) int { return cmp.Compare(a.id, b.id) }
+
+// summaryPart is what Summarize finds in a range of nodes.
+type summaryPart struct {
+	maxID uint32
+	bytes int64
+	// The collections, in blocks of a fixed size: there can be millions
+	// ("Object" is one), and one slice would be copied as it grows.
+	collections [][]counted
+}
+
+func (p *summaryPart) summarize(s *heapsnapshot.Snapshot, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		p.maxID = max(p.maxID, s.ID(i))
+		p.bytes += s.SelfSize(i)
+		if kind, ok := collectionKind(s, i); ok {
+			c, b := entries(s, i, kind)
+			if len(p.collections) == 0 || len(p.collections[len(p.collections)-1]) == countedBlock {
+				p.collections = append(p.collections, make([]counted, 0, countedBlock))
+			}
+			last := &p.collections[len(p.collections)-1]
+			*last = append(*last, counted{s.ID(i), uint32(min(c, math.MaxUint32)), b})
+		}
+	}
+}
+
+// countedBlock is the size of summaryPart's blocks.
+const countedBlock = 1 << 14
+
 func (m *Summary) has(id uint32) bool {
+	if m.dense {
+		return int(id/64) < len(m.idBits) && m.idBits[id/64]&(1<<(id%64)) != 0
+	}
 	_, ok := slices.BinarySearch(m.ids, id)
 	return ok
 }
