@@ -1,13 +1,19 @@
 package webdriver_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,13 +78,50 @@ func BenchmarkExecuteSync(b *testing.B) {
 	directID, _ := newWire(b, in.URL.String(), false).newSession(withMachineDefaults(newSessionBody(nil)))
 	relayID, _ := newWire(b, relay, false).newSession(withMachineDefaults(newSessionBody(nil)))
 
-	client := func() *http.Client {
-		return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
+	direct := newExecuteSync(in.URL.String(), directID)
+	via := newExecuteSync(env.URL, viaID)
+	relayed := newExecuteSync(relay, relayID)
+	interleave(b, direct, via, relayed)
+
+	reportRatios(b, direct, via, "")
+	// The floor any intermediary pays here: a byte relay, no HTTP.
+	reportRatios(b, direct, relayed, "relay-")
+}
+
+// BenchmarkExecuteSyncServe is BenchmarkExecuteSync as a client sees
+// wdext deployed: `wdext serve --upstream` in a process of its own, in
+// front of the same chromedriver as a session addressed directly; two
+// sessions, so two browsers, one call each in turn (which goes first
+// rotating). It reports the same p50 and p99 figures and ratios.
+func BenchmarkExecuteSyncServe(b *testing.B) {
+	env := e2e.Start(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	in, err := env.Driver.Current(ctx)
+	if err != nil {
+		b.Fatal(err)
 	}
-	direct := &executeSync{client: client(), url: in.URL.String() + "/session/" + directID + "/execute/sync"}
-	via := &executeSync{client: client(), url: env.URL + "/session/" + viaID + "/execute/sync"}
-	relayed := &executeSync{client: client(), url: relay + "/session/" + relayID + "/execute/sync"}
-	all := []*executeSync{direct, via, relayed}
+	base := serveProcess(b, "--upstream", in.URL.String())
+	// A remote upstream gets no machine defaults: both ask for them.
+	viaID, _ := newWire(b, base, false).newSession(withMachineDefaults(newSessionBody(nil)))
+	directID, _ := newWire(b, in.URL.String(), false).newSession(withMachineDefaults(newSessionBody(nil)))
+
+	direct := newExecuteSync(in.URL.String(), directID)
+	via := newExecuteSync(base, viaID)
+	interleave(b, direct, via)
+	reportRatios(b, direct, via, "")
+}
+
+func newExecuteSync(base, id string) *executeSync {
+	return &executeSync{
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}},
+		url:    base + "/session/" + id + "/execute/sync",
+	}
+}
+
+// interleave warms all up, then times b.N rounds of one call each, who
+// goes first rotating; it leaves each one's latencies sorted.
+func interleave(b *testing.B, all ...*executeSync) {
 	// Warm up: connections, the script path in the renderer.
 	for i := 0; i < 50; i++ {
 		for _, e := range all {
@@ -88,32 +131,33 @@ func BenchmarkExecuteSync(b *testing.B) {
 	for _, e := range all {
 		e.lat = e.lat[:0]
 	}
-
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		// Rotate who goes first.
 		for j := range all {
 			all[(i+j)%len(all)].once(b)
 		}
 	}
 	b.StopTimer()
-
-	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	for _, e := range all {
 		slices.Sort(e.lat)
 	}
+}
+
+// reportRatios reports the p50 and p99 of via against direct: the
+// latencies (for an empty prefix) and the ratios, the metrics' names
+// prefixed.
+func reportRatios(b *testing.B, direct, via *executeSync, prefix string) {
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	d50, d99 := percentile(direct.lat, 50), percentile(direct.lat, 99)
 	v50, v99 := percentile(via.lat, 50), percentile(via.lat, 99)
-	r50, r99 := percentile(relayed.lat, 50), percentile(relayed.lat, 99)
-	b.ReportMetric(us(d50), "direct-p50-us")
-	b.ReportMetric(us(d99), "direct-p99-us")
-	b.ReportMetric(us(v50), "wdext-p50-us")
-	b.ReportMetric(us(v99), "wdext-p99-us")
-	b.ReportMetric(float64(v50)/float64(d50), "p50-ratio")
-	b.ReportMetric(float64(v99)/float64(d99), "p99-ratio")
-	// The floor any intermediary pays here: a byte relay, no HTTP.
-	b.ReportMetric(float64(r50)/float64(d50), "relay-p50-ratio")
-	b.ReportMetric(float64(r99)/float64(d99), "relay-p99-ratio")
+	if prefix == "" {
+		b.ReportMetric(us(d50), "direct-p50-us")
+		b.ReportMetric(us(d99), "direct-p99-us")
+		b.ReportMetric(us(v50), "wdext-p50-us")
+		b.ReportMetric(us(v99), "wdext-p99-us")
+	}
+	b.ReportMetric(float64(v50)/float64(d50), prefix+"p50-ratio")
+	b.ReportMetric(float64(v99)/float64(d99), prefix+"p99-ratio")
 }
 
 // tcpRelay copies bytes between its clients and addr, nothing more: the
@@ -158,3 +202,62 @@ func tcpRelay(b *testing.B, addr string) string {
 	}()
 	return "http://" + l.Addr().String()
 }
+
+// serveProcess runs `wdext serve --port 0` with args, built from this
+// checkout (or the binary $WDEXT_BENCH_WDEXT names, to compare builds),
+// until the benchmark ends, and returns its base URL.
+func serveProcess(b *testing.B, args ...string) string {
+	bin := os.Getenv("WDEXT_BENCH_WDEXT")
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "wdext")
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/wdext/wdext/cmd/wdext").CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	cmd := exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	found := make(chan string, 1)
+	go func() { // owned by the cleanup below, which waits for exited
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := servingURL.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, stderr)
+		exited <- cmd.Wait()
+	}()
+	b.Cleanup(func() {
+		// SIGTERM: wdext deletes its sessions upstream, then exits.
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	})
+	select {
+	case u := <-found:
+		return u
+	case err := <-exited:
+		exited <- err
+		b.Fatalf("wdext serve exited before serving: %v", err)
+	case <-time.After(60 * time.Second):
+		b.Fatal("wdext serve did not say where it serves")
+	}
+	return ""
+}
+
+var servingURL = regexp.MustCompile(`msg="wdext serving" url=(http://\S+)`)

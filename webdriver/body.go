@@ -276,6 +276,16 @@ func (b *body) bytes(ctx context.Context) ([]byte, error) {
 	return joined, nil
 }
 
+// take returns the unread bytes as they are, in order, and reads them:
+// their room in the budget stays held until release.
+func (b *body) take() [][]byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	chunks := b.chunks
+	b.chunks, b.size = nil, 0
+	return chunks
+}
+
 // release gives the body's room in the budget back and drops its bytes
 // (a transport still sending them upstream sees the body end).
 func (b *body) release() {

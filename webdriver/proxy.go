@@ -23,9 +23,17 @@ import (
 // body, status and reply body, streamed. It changes only what the driver
 // would otherwise refuse or a client would choke on: the Host header names
 // the upstream, Origin is dropped, and every reply is JSON.
+//
+// With the default transport, a command to a driver over plain HTTP goes
+// through the pass-through (see passThrough): on the handler's goroutine,
+// over the proxy's own pooled connections, the bytes on the wire those of
+// the ReverseProxy, which carries the rest (and everything, with another
+// transport).
 type Proxy struct {
-	rp  *httputil.ReverseProxy
-	log *slog.Logger
+	rp *httputil.ReverseProxy
+	// pass is the pass-through; nil with a transport of the caller's.
+	pass *passThrough
+	log  *slog.Logger
 }
 
 // target is where one request goes, carried in its context.
@@ -46,6 +54,9 @@ func NewProxy(transport http.RoundTripper, log *slog.Logger) *Proxy {
 		transport = driver.Transport
 	}
 	p := &Proxy{log: log}
+	if transport == driver.Transport {
+		p.pass = newPassThrough()
+	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			t := pr.In.Context().Value(targetKey{}).(target)
@@ -87,14 +98,22 @@ func (p bufferPool) Put(b []byte) {
 
 // Forward sends r to base. If gone closes before the reply, the request is
 // abandoned and the client gets "invalid session id": the session lived in
-// a driver that no longer exists. The body goes with r.ContentLength: one
-// of unknown length would go chunked, which chromedriver refuses, so the
-// Guard reads every body in first.
+// a driver that no longer exists. When r's context ends (the client
+// left), the request is abandoned too. The body goes with
+// r.ContentLength: one of unknown length would go chunked, which
+// chromedriver refuses, so the Guard reads every body in first. A reply
+// the pass-through carries is flushed to w as soon as it is complete,
+// before Forward returns, unless it is a 404 (which may say the session
+// ended: the caller acts on that before the client hears of it).
 func (p *Proxy) Forward(w http.ResponseWriter, r *http.Request, base *url.URL, gone <-chan struct{}) {
 	ctx, cancel := untilGone(r.Context(), gone)
 	defer cancel()
 	ctx = context.WithValue(ctx, targetKey{}, target{base: base, gone: gone})
-	p.rp.ServeHTTP(w, r.WithContext(ctx))
+	r = r.WithContext(ctx)
+	if p.pass != nil && passable(r, base) && p.pass.forward(p, w, r, base) {
+		return
+	}
+	p.rp.ServeHTTP(w, r)
 }
 
 // untilGone returns ctx, cancelled with cause errDriverGone as soon as gone
@@ -188,6 +207,9 @@ func isClosed(c <-chan struct{}) bool {
 // byte for byte; anything else (chromedriver's plain-text refusals, a
 // grid's HTML error page) becomes an "unknown error" that quotes it.
 func jsonReply(resp *http.Response) error {
+	if ct := resp.Header["Content-Type"]; len(ct) == 1 && ct[0] == ContentType {
+		return nil // chromedriver's, as it is
+	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "application/json" || resp.StatusCode == http.StatusNoContent {
 		resp.Header.Set("Content-Type", ContentType)

@@ -32,7 +32,8 @@ type Config struct {
 	Defaults SessionDefaults
 	Guard    Guard
 	Log      *slog.Logger
-	// Transport for upstream requests; nil for driver.Transport.
+	// Transport for upstream requests; nil for driver.Transport, with
+	// which the proxy carries commands itself (see Proxy).
 	Transport http.RoundTripper
 	// CommandTimeout bounds an extension command that sets no deadline of
 	// its own (one that does, with Within, replaces it); 0 means
@@ -113,11 +114,9 @@ func NewServer(cfg Config) *Server {
 	// without a JSON body is no WebDriver reply, and clients follow it
 	// with a GET. Such paths are unknown commands, as for chromedriver.
 	r.SkipClean(true)
-	// Classic commands first, with one table lookup (see classicTable);
-	// none of them shares a path with the routes below.
-	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
-		return slices.Contains(classic.lookup(req.URL.Path), req.Method) && !s.overridden(req)
-	}).HandlerFunc(s.forwardSession)
+	// Classic commands go straight to the proxy (see dispatch); a classic
+	// path with another method is "unknown method". None of them shares
+	// a path with the routes below.
 	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
 		return classic.lookup(req.URL.Path) != nil && !s.overridden(req)
 	}).HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -131,8 +130,21 @@ func NewServer(cfg Config) *Server {
 	r.Handle("/session/{id}", methodNotAllowed("DELETE"))
 	r.Handle("/status", methodNotAllowed("GET"))
 	r.NotFoundHandler = http.HandlerFunc(s.notFound)
-	s.handler = stripPrefix("/wd/hub", cfg.Guard.Wrap(s.logged(r)))
+	s.handler = stripPrefix("/wd/hub", cfg.Guard.Wrap(s.logged(http.HandlerFunc(s.dispatch))))
 	return s
+}
+
+// dispatch forwards a classic command that no extension takes over, with
+// one table lookup (see classicTable), and routes everything else. It is
+// the router's first route without the router's bookkeeping (the route
+// and its variables added to the request's context), which forwarding
+// does not use: every command pays for it.
+func (s *Server) dispatch(w http.ResponseWriter, req *http.Request) {
+	if slices.Contains(classic.lookup(req.URL.Path), req.Method) && !s.overridden(req) {
+		s.forwardSession(w, req)
+		return
+	}
+	s.router.ServeHTTP(w, req)
 }
 
 // ServeHTTP serves the WebDriver endpoint.
