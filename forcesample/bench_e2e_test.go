@@ -17,7 +17,9 @@ import (
 
 // BenchmarkForceSample measures the forcesample round trip through wdext
 // on a page with a cross-site iframe (itself nesting a third site) and a
-// second window, and counts missed samples in every profiler:
+// second window, and counts missed samples in every profiler; it
+// reports the median against the 20 ms target (median/target, at most 1
+// meets it):
 //
 //	go test ./forcesample -run XXX -bench ForceSample -benchtime 1000x
 func BenchmarkForceSample(b *testing.B) {
@@ -92,16 +94,34 @@ func BenchmarkForceSample(b *testing.B) {
 			}
 		}
 	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	reportLatency(b, lat)
 	b.ReportMetric(float64(missed), "missed-samples")
+}
+
+// medianTarget is the forcesample command's target (issue 18): a median
+// of at most 20 ms, on Chromium as through WebKitGTK's inspector.
+const medianTarget = 20 * time.Millisecond
+
+// reportLatency reports the calls' median and p99, and the median as a
+// multiple of medianTarget (at most 1 meets it).
+func reportLatency(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	median, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
+	ratio := float64(median) / float64(medianTarget)
+	b.ReportMetric(float64(median.Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
+	b.ReportMetric(ratio, "median/target")
+	if b.N > 1 { // not the testing package's first, one-call run
+		b.Logf("%d calls: median %v, p99 %v; median/target %.2f (target: a median of at most %v)",
+			len(lat), median.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), ratio, medianTarget)
+	}
 }
 
 // BenchmarkForceSampleWebKitGTK measures the forcesample round trip on
 // WebKitGTK, through the inspector (what the command does) and by the
 // WebDriver walk, on the same page with a cross-site iframe nesting a
-// third site, and a second window:
+// third site, and a second window; each against the 20 ms target
+// (median/target):
 //
 //	go test ./forcesample -run XXX -bench ForceSampleWebKitGTK -benchtime 200x
 func BenchmarkForceSampleWebKitGTK(b *testing.B) {
@@ -122,9 +142,7 @@ func BenchmarkForceSampleWebKitGTK(b *testing.B) {
 				c.Call("POST", force, map[string]any{}, nil)
 				lat = append(lat, time.Since(t0))
 			}
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+			reportLatency(b, lat)
 		})
 	}
 }

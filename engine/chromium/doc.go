@@ -19,7 +19,7 @@
 //
 // The browser runs one tracing session at a time; its one owner on a
 // connection is cdp.Browser.LockTracing: forcesample takes it for about
-// 16 ms per call, the GC log for as long as it collects (and a
+// 8 ms per call, the GC log for as long as it collects (and a
 // forcesample meanwhile is "unsupported operation" naming the GC log).
 //
 // # Force Sample
@@ -46,26 +46,57 @@
 //     after a warm-up);
 //  3. pauses each isolate's main thread in the V8 debugger, at a debugger
 //     statement it evaluates in an isolated world of the target's
-//     document. While paused, the renderer runs the DevTools commands
-//     sent to it and no task of any page of the process: no timer, event,
-//     message or animation frame callback calls into V8;
-//  4. arms devtools.timeline alone, browser-wide (Tracing.start);
+//     document (made once per document, and kept). While paused, the
+//     renderer runs the DevTools commands sent to it and no task of any
+//     page of the process: no timer, event, message or animation frame
+//     callback calls into V8. Pauses are skipped again
+//     (Debugger.setSkipAllPauses) as soon as the isolate is held, which
+//     does not end the pause it is in;
+//  4. arms devtools.timeline alone, browser-wide (Tracing.start with a
+//     Perfetto config of Chromium's trace event data source alone, the
+//     trace returned as a protobuf stream: forcesample_trace.go);
 //  5. runs console.timeStamp in each isolate's isolated world: one
 //     TimeStamp event, one sample in every started profiler there (the
 //     page's globals cannot replace that console);
 //  6. disarms (Tracing.end) and waits for tracingComplete: the category
 //     is then off in every renderer (measured: a console.timeStamp
 //     evaluated right after takes no sample);
-//  7. resumes the isolates, which then run what queued up meanwhile.
+//  7. resumes the isolates, which then run what queued up meanwhile,
+//     while it reads the trace: the triggers, and any other event that
+//     took a sample on their threads (ForceReport's Samples, Strays).
 //
-// Measured medians: the armed window takes 16–17 ms (18 ms when wdext
-// armed the stack category too), a whole force 23 ms on idle pages and
-// 25 ms on busy ones (17 ms before the pause), plus one warm-up trace on
-// a renderer's first force; each page's main thread is paused for about
-// 23 ms of it, as in a long task.
+// Measured medians, 4 isolates: the command's round trip 13–14 ms (p99
+// 20–21 ms) with the machine's load average at 1–3.5, 18–19 ms at 4–6
+// (forcesample's BenchmarkForceSample, 1,000 calls; before these
+// changes, in the same sittings: 25 ms, and 25–31 ms); on
+// TestForceSampleExact's busy page 15–20 ms at load 5–8, the armed
+// window (Tracing.start sent to tracingComplete) 7.5–9.5 ms and each
+// page's main thread paused for 13–17.5 ms of it, as in a task that
+// long; plus one warm-up trace on a renderer's first force. Of a force,
+// at load 6–9: finding the isolates 1.5 ms, pausing them 3–3.5 ms,
+// Tracing.start 3.5 ms, the triggers 2 ms, Tracing.end to
+// tracingComplete 2.5 ms, resuming (the trace read meanwhile) 1.5–2 ms.
+// Before (a traceConfig, the trace as JSON events, each step in turn) a
+// force took 25–27 ms at that load, the armed window 16–17 ms:
+// Tracing.start 5.5–7 ms and Tracing.end to tracingComplete 9.5–11 ms,
+// the isolated world made and the skip undone at every force.
 //
 // Why so, measured on Chromium 156 by reading the trace of the armed
 // window (every event that took a sample carries a sampleTraceId):
+//   - A Tracing.start with a traceConfig has Chromium add its own data
+//     sources (trace metadata and more) and, once tracing has stopped,
+//     convert the trace to JSON with Perfetto's trace processor. Measured
+//     in one sitting (load 5–8, 150 forces each): Tracing.start 5.9–6.8 ms
+//     and Tracing.end to tracingComplete 9.8–10.9 ms with a traceConfig;
+//     3.3–4 ms and 7.4–8 ms with a Perfetto config of Chromium's trace
+//     event source alone (the same Chrome trace config inside), the
+//     trace still as JSON; 2.9 ms and 2.3 ms with that config and the
+//     trace as a protobuf stream, which wdext reads itself (an 8 KB
+//     stream, two IO.read calls, while the isolates resume). The
+//     triggers and strays are the same (1,000 calls, 0 strays). Turning
+//     off Perfetto's built-in data sources (clock snapshots, system info)
+//     changed nothing measurable; so did keeping the trace event source
+//     to the renderer processes (producer_name_filter).
 //   - Arming the stack category (as wdext did before) samples rendering:
 //     the first frame of a page just loaded (EventDispatch pagereveal,
 //     Paint) fell in a force's window in 4 of 880 windows of 40 runs of
@@ -133,6 +164,16 @@
 //     (wpt's TestBundledProfilingLoop, which logs each phase of a slow
 //     force); two of them answered at 10.02 s. The command waits up to
 //     30 s (package forcesample), so such a force is slow, not failed.
+//     With the Perfetto config (below "Force Sample"), 6 of 4,400 at load
+//     5–7, and 3 of 4,400 at load 11 with 3 of 4,400 for the traceConfig
+//     in the same sitting. A profiler whose sampleInterval is 10 s takes
+//     its periodic sample during such a force: when the stall hits the
+//     first of the bundled force-sample-count.html's five forces, the
+//     count is 6: once or twice in each of three runs of 200 rounds at
+//     load 5–11 (the traceConfig's run in the same sitting had its three
+//     stalls on other pages); the extra sample's timestamp was the
+//     interval's, 9.99 s after the profiler's start, inside the 10 s
+//     force.
 //   - A page-side synchronous force (WPT RFC 81) cannot be built exactly
 //     on this mechanism: a browser-level Tracing.start does not complete
 //     while the page blocks in a synchronous call, and the trigger's

@@ -2,11 +2,11 @@ package chromium
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +14,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/debugger"
+	cdpio "github.com/chromedp/cdproto/io"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -96,13 +97,13 @@ type armed struct {
 	b        *cdp.Browser
 	start    time.Time
 	complete <-chan jsonv2.Value
-	stop     func() // ends the subscriptions
-	events   chan []jsonv2.Value
+	stop     func() // ends the subscription
 	unlock   func()
 	once     sync.Once
 }
 
-// arm enables categories in the browser until disarm.
+// arm enables categories in the browser until disarm. The trace is
+// Perfetto's protobuf, returned as a stream (forcesample_trace.go).
 func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, error) {
 	unlock, err := b.LockTracing(ctx, "forcesample", false)
 	var busy *cdp.TracingBusyError
@@ -114,28 +115,12 @@ func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, erro
 	if err != nil {
 		return nil, err
 	}
-	complete, stopComplete := b.Subscribe(tracing.TracingComplete.Method)
-	data, stopData := b.Subscribe(tracing.DataCollected.Method)
-	a := &armed{b: b, start: time.Now(), complete: complete, unlock: unlock, events: make(chan []jsonv2.Value, 1)}
-	a.stop = func() { stopComplete(); stopData() }
-	go func() { // owned by the arm: ends when stop closes the subscription
-		var all []jsonv2.Value
-		for raw := range data {
-			var ev tracing.EventDataCollected
-			if jsonv2.Unmarshal(raw, &ev) == nil {
-				all = append(all, ev.Value...)
-			}
-		}
-		a.events <- all
-	}()
+	complete, stop := b.Subscribe(tracing.TracingComplete.Method)
+	a := &armed{b: b, start: time.Now(), complete: complete, stop: stop, unlock: unlock}
 	_, err = cdproto.Call(ctx, b, tracing.Start, tracing.StartParams{
-		TransferMode: tracing.StartTransferModeReportEvents,
-		TraceConfig: &tracing.TraceConfig{
-			RecordMode:          tracing.TraceConfigRecordModeRecordAsMuchAsPossible,
-			TraceBufferSizeInKb: 1024,
-			IncludedCategories:  categories,
-			ExcludedCategories:  []string{"*"},
-		},
+		TransferMode:   tracing.StartTransferModeReturnAsStream,
+		StreamFormat:   tracing.StreamFormatProto,
+		PerfettoConfig: perfettoConfig(categories),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -163,14 +148,22 @@ type windowTrace struct {
 
 type thread struct{ pid, tid int64 }
 
+// stopped is a force's tracing once it has fully stopped.
+type stopped struct {
+	b      *cdp.Browser
+	took   time.Duration // Tracing.start sent to tracingComplete received
+	loss   bool
+	stream cdpio.StreamHandle
+}
+
 // disarm ends tracing and returns once it has fully stopped
 // (tracingComplete): only then is the category off in every renderer
 // (measured: a console.timeStamp evaluated right after takes no sample).
-// The trace is nil if the flush outlasts ctx: disarm returns anyway, and
+// The result is nil if the flush outlasts ctx: disarm returns anyway, and
 // the browser's tracing stays locked until the flush ends.
-func (a *armed) disarm(ctx context.Context) (*windowTrace, error) {
+func (a *armed) disarm(ctx context.Context) (*stopped, error) {
 	err := errors.New("already disarmed")
-	var tr *windowTrace
+	var st *stopped
 	a.once.Do(func() {
 		if _, err = cdproto.Call(ctx, a.b, tracing.End, cdproto.Empty{}); err != nil {
 			// Tracing may still be on (the end timed out): the lock is
@@ -180,13 +173,12 @@ func (a *armed) disarm(ctx context.Context) (*windowTrace, error) {
 		}
 		select {
 		case raw, ok := <-a.complete:
-			took := time.Since(a.start)
-			var c tracing.EventTracingComplete
-			loss := !ok || jsonv2.Unmarshal(raw, &c) != nil || c.DataLossOccurred
-			a.stop() // every dataCollected precedes tracingComplete
+			st = &stopped{b: a.b, took: time.Since(a.start)}
+			a.stop()
 			a.unlock()
-			tr = readWindow(<-a.events)
-			tr.took, tr.verified = took, !loss
+			var c tracing.EventTracingComplete
+			st.loss = !ok || jsonv2.Unmarshal(raw, &c) != nil || c.DataLossOccurred
+			st.stream = c.Stream
 		case <-ctx.Done():
 			// A late flush (a browser still starting processes, a loaded
 			// machine): the samples are taken, so the caller is done; the
@@ -194,51 +186,72 @@ func (a *armed) disarm(ctx context.Context) (*windowTrace, error) {
 			go func() { // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
 				defer a.unlock()
 				defer a.stop()
-				select {
-				case <-a.complete:
-				case <-a.b.Done():
-				case <-time.After(flushTimeout):
-				}
+				awaitComplete(a.b, a.complete, time.After(flushTimeout))
 			}()
 		}
 	})
-	return tr, err
+	return st, err
 }
 
-// readWindow finds the triggers, and every other event that took a
-// sample (those carry a sampleTraceId), in a window's events.
-func readWindow(events []jsonv2.Value) *windowTrace {
-	tr := &windowTrace{hits: map[string]thread{}, sampling: map[thread][]string{}}
-	for _, raw := range events {
-		if !strings.Contains(string(raw), `"sampleTraceId"`) {
-			continue
-		}
-		var e struct {
-			Name string `json:"name"`
-			Pid  int64  `json:"pid"`
-			Tid  int64  `json:"tid"`
-			Args struct {
-				Data struct {
-					Message      string `json:"message"`
-					FunctionName string `json:"functionName"`
-					URL          string `json:"url"`
-					Type         string `json:"type"`
-				} `json:"data"`
-			} `json:"args"`
-		}
-		if json.Unmarshal(raw, &e) != nil {
-			continue
-		}
-		th := thread{e.Pid, e.Tid}
-		d := e.Args.Data
-		if e.Name == "TimeStamp" && strings.HasPrefix(d.Message, "wdext forcesample ") {
-			tr.hits[d.Message] = th
-			continue
-		}
-		what := strings.Join(strings.Fields(strings.Join([]string{e.Name, d.Type, d.FunctionName, d.URL}, " ")), " ")
-		tr.sampling[th] = append(tr.sampling[th], what)
+// read reads the trace of a stopped force's window, and closes its
+// stream.
+func (st *stopped) read(ctx context.Context) *windowTrace {
+	data, err := readStream(ctx, st.b, st.stream)
+	tr, perr := readForceTrace(data)
+	if perr != nil {
+		tr = &windowTrace{hits: map[string]thread{}, sampling: map[thread][]string{}}
 	}
+	tr.took, tr.verified = st.took, !st.loss && err == nil && perr == nil
 	return tr
+}
+
+// readStream reads a stream of the browser's to its end, and closes it
+// (in the background: nothing waits for that).
+func readStream(ctx context.Context, b *cdp.Browser, h cdpio.StreamHandle) ([]byte, error) {
+	if h == "" {
+		return nil, errors.New("no stream")
+	}
+	defer closeStream(b, h)
+	var data []byte
+	for {
+		// IO.read's data is a string, in base64 when base64Encoded.
+		var res struct {
+			Base64Encoded bool   `json:"base64Encoded"`
+			Data          string `json:"data"`
+			EOF           bool   `json:"eof"`
+		}
+		if err := b.Call(ctx, cdpio.CommandRead, cdpio.ReadParams{Handle: h, Size: 1 << 22}, &res); err != nil {
+			return nil, err
+		}
+		if res.Base64Encoded {
+			d, err := base64.StdEncoding.DecodeString(res.Data)
+			if err != nil {
+				return nil, err
+			}
+			data = append(data, d...)
+		} else {
+			data = append(data, res.Data...)
+		}
+		if res.EOF {
+			return data, nil
+		}
+	}
+}
+
+// discard closes the trace's stream, unread.
+func (st *stopped) discard() {
+	if st != nil && st.stream != "" {
+		closeStream(st.b, st.stream)
+	}
+}
+
+// closeStream closes a stream of the browser's, in the background.
+func closeStream(b *cdp.Browser, h cdpio.StreamHandle) {
+	go func() { // owned by the stream: bounded by its timeout
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = cdproto.Call(ctx, b, cdpio.Close, cdpio.CloseParams{Handle: h})
+	}()
 }
 
 // flushTimeout bounds how long a late trace flush keeps the next force
@@ -248,7 +261,7 @@ const flushTimeout = 30 * time.Second
 // endTracing ends a tracing session whose start or end was cut short, and
 // releases the browser's tracing once it is off (complete is the
 // subscription to tracingComplete, stopped by stop).
-func endTracing[E any](b *cdp.Browser, complete <-chan E, stop, unlock func()) {
+func endTracing(b *cdp.Browser, complete <-chan jsonv2.Value, stop, unlock func()) {
 	defer unlock()
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
@@ -256,10 +269,20 @@ func endTracing[E any](b *cdp.Browser, complete <-chan E, stop, unlock func()) {
 	if _, err := cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
 		return // not started after all, or the browser is gone
 	}
+	awaitComplete(b, complete, ctx.Done())
+}
+
+// awaitComplete waits for tracingComplete (and closes the trace's
+// stream), a lost connection, or timeout.
+func awaitComplete[T any](b *cdp.Browser, complete <-chan jsonv2.Value, timeout <-chan T) {
 	select {
-	case <-complete:
+	case raw, ok := <-complete:
+		var c tracing.EventTracingComplete
+		if ok && jsonv2.Unmarshal(raw, &c) == nil && c.Stream != "" {
+			closeStream(b, c.Stream)
+		}
 	case <-b.Done():
-	case <-ctx.Done():
+	case <-timeout:
 	}
 }
 
@@ -325,22 +348,38 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) (err error) {
 	rep.Warm = time.Since(warm)
 	held := time.Now()
 	holds, err := e.holdAll(ctx, b, isolates)
+	var releaseOnce sync.Once
+	release := func() {
+		releaseOnce.Do(func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			releaseAll(rctx, b, holds)
+			rep.Held = time.Since(held)
+		})
+	}
 	defer func() {
 		// Always resume, even after a failure or cancellation: a page
 		// left paused would never run again.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		releaseAll(rctx, b, holds)
-		rep.Held = time.Since(held)
+		release()
 		report(err)
 	}()
 	if err != nil {
 		return err
 	}
-	tr, err := e.sampleOnce(ctx, b, targets, holds)
-	if err != nil || tr == nil {
+	st, err := e.sampleOnce(ctx, b, targets, holds)
+	if err != nil || st == nil {
 		return err
 	}
+	// The category is off in every renderer: the isolates resume while
+	// the trace is read.
+	read := make(chan *windowTrace, 1)
+	go func() { // owned here: waited for below
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		read <- st.read(rctx)
+	}()
+	release()
+	tr := <-read
 	rep.Window, rep.Verified = tr.took, tr.verified
 	for _, h := range holds {
 		if th, ok := tr.hits[h.label]; ok {
@@ -380,16 +419,18 @@ func (e *Engine) warmUp(ctx context.Context, b *cdp.Browser, targets []*target.I
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if _, err := a.disarm(dctx); err != nil {
+	st, err := a.disarm(dctx)
+	if err != nil {
 		return err
 	}
+	st.discard() // nothing to read
 	*warm = ids
 	return nil
 }
 
 // sampleOnce arms, triggers one sample in each isolate held, and
-// disarms: the trace of the window says which triggers it saw.
-func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*target.Info, holds []*hold) (*windowTrace, error) {
+// disarms; the stopped trace (stopped.read) says which triggers it saw.
+func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*target.Info, holds []*hold) (*stopped, error) {
 	a, err := e.armChecked(ctx, b, targets, sampleCategories)
 	if err != nil {
 		return nil, err
@@ -400,10 +441,12 @@ func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*targ
 		wg.Add(1)
 		go func() { // owned here: waited for below
 			defer wg.Done()
-			w := e.watch(ctx, b, h.is.session, h.is.info)
-			defer w.stop()
+			w, s := h.w, h.is.session
+			if w == nil { // not paused (a failed force releases it)
+				return
+			}
 			err := w.quick(func(ctx context.Context) error {
-				return evaluateIn(ctx, h.is.session, h.world, "console.timeStamp("+jsString(h.label)+")")
+				return evaluateIn(ctx, s, h.dbg.world, "console.timeStamp("+jsString(h.label)+")")
 			})
 			switch k := stateOf(err); {
 			case k == stateCrashed || k == stateGone:
@@ -421,14 +464,15 @@ func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*targ
 	// on would pollute every profile in the browser.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	tr, err := a.disarm(dctx)
+	st, err := a.disarm(dctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := errors.Join(errs...); err != nil {
+		st.discard()
 		return nil, err
 	}
-	return tr, nil
+	return st, nil
 }
 
 // armChecked arms, and when Tracing.start is late (probeTimeout: it
@@ -458,7 +502,8 @@ func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*targ
 		if r := <-done; r.err == nil {
 			dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer dcancel()
-			r.a.disarm(dctx)
+			st, _ := r.a.disarm(dctx)
+			st.discard()
 		}
 		return nil, err
 	}
@@ -476,7 +521,6 @@ func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*targ
 type hold struct {
 	is    isolate
 	label string
-	world runtime.ExecutionContextID // the force's isolated world
 	dbg   *sessionDebugger
 	// held: the isolate is paused, by the force when ours, else by
 	// another debugger (and it stays so).
@@ -484,6 +528,20 @@ type hold struct {
 	// resumed delivers the answer of the script paused in, once the
 	// isolate is resumed.
 	resumed chan error
+	// skipping is closed once pauses are skipped again, ok if they are:
+	// set as soon as the isolate is held (the skip does not end a pause
+	// under way), while the force goes on.
+	skipping chan struct{}
+	skipped  bool
+	// w watches the target from the pause to the release.
+	w *watch
+}
+
+func (h *hold) stopWatch() {
+	if h.w != nil {
+		h.w.stop()
+		h.w = nil
+	}
 }
 
 // sessionDebugger is the state of the debugger a force turns on through
@@ -497,6 +555,10 @@ type sessionDebugger struct {
 	// releasing is closed when a release left under way is done (nil:
 	// none): the next force on the session waits for it.
 	releasing chan struct{}
+	// world is the force's isolated world in the target's document (0:
+	// none yet), made in the isolate worldIsolate.
+	world        runtime.ExecutionContextID
+	worldIsolate string
 }
 
 func debuggerOf(s *cdp.Session) *sessionDebugger {
@@ -528,6 +590,7 @@ func (e *Engine) holdAll(ctx context.Context, b *cdp.Browser, isolates []isolate
 			out = append(out, h)
 		case k == stateCrashed || k == stateGone:
 			// Gone since it was found: no profilers left to sample.
+			h.stopWatch()
 		default:
 			out = append(out, h) // its debugger may be on, or it may pause yet
 			failed = append(failed, errs[i])
@@ -544,11 +607,30 @@ func (e *Engine) holdAll(ctx context.Context, b *cdp.Browser, isolates []isolate
 // Debugger.pause lands in whatever script runs next, often the page's;
 // breaking into optimized code deoptimizes it, and V8's profiler samples
 // every deoptimization). The script answers only once the isolate is
-// resumed (release).
-func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) error {
+// resumed (release). On success the hold keeps the watch on the target
+// for the rest of the force (the trigger, the release).
+func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) (err error) {
 	s, d := h.is.session, h.dbg
 	w := e.watch(ctx, b, s, h.is.info)
-	defer w.stop()
+	defer func() {
+		if err != nil {
+			w.stop()
+			return
+		}
+		h.w = w
+		if h.held {
+			// Pauses are skipped again from the resume on: set now, off
+			// the force's path, and waited for before the resume.
+			h.skipping = make(chan struct{})
+			go func() { // owned by the hold: waited for by releaseAll
+				defer close(h.skipping)
+				h.skipped = w.quick(func(ctx context.Context) error {
+					_, err := cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
+					return err
+				}) == nil
+			}()
+		}
+	}()
 	if d.releasing != nil {
 		// A previous force's release of this isolate is under way.
 		if err := w.quick(func(ctx context.Context) error {
@@ -561,15 +643,6 @@ func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) error {
 		}); err != nil {
 			return err
 		}
-	}
-	if err := w.quick(func(ctx context.Context) error {
-		res, err := cdproto.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
-			FrameID: cdproto.FrameID(h.is.target), WorldName: triggerWorld,
-		})
-		h.world = res.ExecutionContextID
-		return err
-	}); err != nil {
-		return err
 	}
 	paused, stop := s.Subscribe(debugger.Paused.Method)
 	defer stop()
@@ -587,54 +660,101 @@ func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) error {
 		select {
 		case <-paused:
 			h.held = true
-			return nil
+			if d.world != 0 && d.worldIsolate == h.is.id {
+				return nil
+			}
+			return w.quick(func(ctx context.Context) error { return d.createWorld(ctx, s, h.is) })
 		default:
 		}
 	}
 	// Pauses are skipped between forces (the page's own debugger
-	// statements, exceptions): not during one.
+	// statements, exceptions): not during one. The isolated world is
+	// made once per document: Page.createIsolatedWorld gives the same one
+	// again, and an execution context id is never reused in an isolate
+	// (a document that replaced it makes the evaluation fail, and the
+	// world is made anew); the isolate's id tells a new process.
+	cached := d.world != 0 && d.worldIsolate == h.is.id
 	if err := w.quick(func(ctx context.Context) error {
-		_, err := cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: false})
-		return err
+		skip := make(chan error, 1)
+		go func() { // owned here: waited for below
+			_, err := cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: false})
+			skip <- err
+		}()
+		var err error
+		if !cached {
+			err = d.createWorld(ctx, s, h.is)
+		}
+		return errors.Join(err, <-skip)
 	}); err != nil {
 		return err
 	}
 	h.resumed = make(chan error, 1)
 	h.ours = true
-	go func() { // owned by the hold: answers once release resumes the isolate (or the target goes)
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
-		defer cancel()
-		h.resumed <- evaluateIn(ctx, s, h.world, "debugger\n//# sourceURL="+holdURL)
-	}()
+	evaluate := func() {
+		world := d.world
+		go func() { // owned by the hold: answers once release resumes the isolate (or the target goes)
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+			defer cancel()
+			h.resumed <- evaluateIn(ctx, s, world, "debugger\n//# sourceURL="+holdURL)
+		}()
+	}
+	evaluate()
 	timer := time.NewTimer(probeTimeout)
 	defer timer.Stop()
-	select {
-	case <-paused:
-		h.held = true
-		return nil
-	case err := <-h.resumed:
-		h.ours = false
-		if err == nil {
-			err = errors.New("its debugger statement did not pause (is another debugger holding it?)")
+	for {
+		select {
+		case <-paused:
+			h.held = true
+			return nil
+		case err := <-h.resumed:
+			if err != nil && cached && w.fateErr() == nil {
+				// The document the world was made in is gone.
+				cached = false
+				if err := w.quick(func(ctx context.Context) error { return d.createWorld(ctx, s, h.is) }); err != nil {
+					h.ours = false
+					return err
+				}
+				evaluate()
+				continue
+			}
+			h.ours = false
+			if err == nil {
+				err = errors.New("its debugger statement did not pause (is another debugger holding it?)")
+			}
+			if f := w.fateErr(); f != nil {
+				return f
+			}
+			return fmt.Errorf("the %s did not pause in the debugger: %w", w.what(), err)
+		case <-timer.C:
+			return w.diagnose()
+		case <-w.ctx.Done():
+			if f := w.fateErr(); f != nil {
+				return f
+			}
+			return w.ctx.Err()
 		}
-		if f := w.fateErr(); f != nil {
-			return f
-		}
-		return fmt.Errorf("the %s did not pause in the debugger: %w", w.what(), err)
-	case <-timer.C:
-		return w.diagnose()
-	case <-w.ctx.Done():
-		if f := w.fateErr(); f != nil {
-			return f
-		}
-		return w.ctx.Err()
 	}
 }
 
-// releaseAll resumes the isolates paused, skips pauses again and leaves
-// their debugger on for debuggerIdle. It waits for the isolates it held
-// (which answer at once), not for those it could not pause (a busy page
-// answers only once it is free), whose debugger it turns off.
+// createWorld makes the force's isolated world in the target's document.
+func (d *sessionDebugger) createWorld(ctx context.Context, s *cdp.Session, is isolate) error {
+	d.world = 0
+	res, err := cdproto.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+		FrameID: cdproto.FrameID(is.target), WorldName: triggerWorld,
+	})
+	if err != nil {
+		return err
+	}
+	d.world, d.worldIsolate = res.ExecutionContextID, is.id
+	return nil
+}
+
+// releaseAll resumes the isolates paused, pauses being skipped again
+// from then on, and leaves their debugger on for debuggerIdle. It waits
+// for the resume of the isolates it held (answered at once; the script
+// paused in answers after, unawaited), not for those it could not pause
+// (a busy page answers only once it is free), whose debugger it turns
+// off.
 func releaseAll(ctx context.Context, b *cdp.Browser, holds []*hold) {
 	var wg sync.WaitGroup
 	for _, h := range holds {
@@ -650,15 +770,23 @@ func releaseAll(ctx context.Context, b *cdp.Browser, holds []*hold) {
 		wg.Add(1)
 		go func() { // owned here: waited for below
 			defer wg.Done()
-			if h.ours {
-				if _, err := cdproto.Call(ctx, s, debugger.Resume, debugger.ResumeParams{}); err == nil {
-					select {
-					case <-h.resumed:
-					case <-ctx.Done():
-					}
+			skipped := false
+			if h.skipping != nil {
+				select {
+				case <-h.skipping:
+					skipped = h.skipped
+				case <-ctx.Done():
 				}
 			}
-			_, _ = cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
+			if !skipped {
+				// Before the resume: the skip does not end the pause the
+				// isolate is in, and no pause of the page's own comes
+				// between.
+				_, _ = cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
+			}
+			if h.ours {
+				_, _ = cdproto.Call(ctx, s, debugger.Resume, debugger.ResumeParams{})
+			}
 		}()
 		if d.enabled {
 			n := d.forces.Add(1)
@@ -666,6 +794,9 @@ func releaseAll(ctx context.Context, b *cdp.Browser, holds []*hold) {
 		}
 	}
 	wg.Wait()
+	for _, h := range holds {
+		h.stopWatch()
+	}
 }
 
 // release resumes an isolate the force could not pause in time (it may
