@@ -29,6 +29,12 @@
 //   - [Runner] loads each test page, performs the testdriver actions the
 //     page asks for (force_sample, click, send_keys) and collects the
 //     harness result; a hung page is a TIMEOUT, a lost browser a CRASH.
+//     With the result come what the test handed over for the HTML report
+//     ([Result.Attachments]: test_driver.wdext_attach(kind, name, value),
+//     and with [Runner.Capture] every trace a Profiler's stop() and every
+//     measureUserAgentSpecificMemory() result in the test page) and the
+//     spans of its force_sample() calls ([Result.Forced]), which package
+//     report draws (`wdext wpt --html`).
 //   - [ParseHarnessResult] decodes testharness.js's completion payload into a
 //     [Result]; [Expectations] says which results are unexpected;
 //     [WriteWPTReport], [WriteJUnit], [WriteSummary], [Progress] and

@@ -47,7 +47,44 @@ type Result struct {
 	Stack    string
 	Duration time.Duration
 	Subtests []SubtestResult
+	// Attachments are what the test handed over for the HTML report
+	// (test_driver.wdext_attach, and with Runner.Capture the traces and
+	// memory measurements its top document got), in order.
+	Attachments []Attachment
+	// Forced are the test's test_driver.force_sample() calls: when each
+	// was asked for and when it settled, in milliseconds since the epoch
+	// (performance.timeOrigin + performance.now() of the top document).
+	// The forced sample of each call lies inside its span.
+	Forced []Span
 }
+
+// Attachment is one result a test handed over: a JS Self-Profiling trace,
+// a Measure Memory result, a census or a leak verdict, for
+// `wdext wpt --html` to draw.
+type Attachment struct {
+	// Kind is AttachTrace, AttachMeasurement, AttachCensus or AttachLeaks;
+	// the report shows others as JSON.
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Data is the result's JSON.
+	Data json.RawMessage `json:"data"`
+	// TimeOrigin is performance.timeOrigin of the realm that handed it
+	// over: a trace's timestamps are milliseconds after it.
+	TimeOrigin float64 `json:"timeOrigin"`
+}
+
+// Span is a time span in milliseconds since the epoch.
+type Span struct {
+	Start, End float64
+}
+
+// The kinds of Attachment the HTML report draws.
+const (
+	AttachTrace       = "trace"       // a ProfilerTrace (await profiler.stop())
+	AttachMeasurement = "measurement" // a MemoryMeasurement
+	AttachCensus      = "census"      // a Debugger.Memory-style census
+	AttachLeaks       = "leaks"       // a wire.LeakReport
+)
 
 // SubtestResult is the outcome of one testharness.js test inside a page.
 type SubtestResult struct {

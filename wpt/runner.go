@@ -56,6 +56,15 @@ type Runner struct {
 	Testharness []byte
 	// TimeoutMultiplier scales every test's timeout (<= 0 means 1).
 	TimeoutMultiplier float64
+	// Capture makes the runner's testharnessreport.js hand over, as
+	// Result.Attachments, every trace a Profiler's stop() resolves with
+	// and every performance.measureUserAgentSpecificMemory() result, in
+	// the documents that load it (the test page), besides what the test
+	// hands over itself with test_driver.wdext_attach (for the HTML
+	// report). It wraps Profiler.prototype.stop and
+	// Performance.prototype.measureUserAgentSpecificMemory there; the
+	// wrappers return the very promise the originals return.
+	Capture bool
 	// Done, if set, is called as each result arrives (progress lines).
 	Done func(Result)
 	Log  *slog.Logger
@@ -77,6 +86,7 @@ func (r *Runner) Mount() {
 		mult = 1
 	}
 	report := strings.Replace(testharnessReport, "__WDEXT_TIMEOUT_MULTIPLIER__", strconv.FormatFloat(mult, 'g', -1, 64), 1)
+	report = strings.Replace(report, "__WDEXT_CAPTURE__", strconv.FormatBool(r.Capture), 1)
 	r.Server.Mount("/resources/testharnessreport.js", Static("text/javascript; charset=utf-8", []byte(report)))
 	r.Server.Mount("/resources/testdriver.js", Static("text/javascript; charset=utf-8", testdriverJS))
 	r.Server.Mount("/resources/testdriver-vendor.js", Static("text/javascript; charset=utf-8", testdriverVendorJS))
@@ -311,6 +321,8 @@ func (r *Runner) load(ctx context.Context, t Test) (Result, error) {
 				Selector string `json:"selector"`
 				Keys     string `json:"keys"`
 			} `json:"args"`
+			Attachments []pageAttachment `json:"attachments"`
+			Forced      [][2]float64     `json:"forced"`
 		}
 		s, _ := raw.(string)
 		if err := json.Unmarshal([]byte(s), &msg); err != nil {
@@ -318,7 +330,14 @@ func (r *Runner) load(ctx context.Context, t Test) (Result, error) {
 		}
 		switch msg.Type {
 		case "complete":
-			return ParseHarnessResult(t.URL, msg.Payload)
+			res, err := ParseHarnessResult(t.URL, msg.Payload)
+			if err == nil {
+				res.Attachments = attachments(msg.Attachments)
+				for _, f := range msg.Forced {
+					res.Forced = append(res.Forced, Span{f[0], f[1]})
+				}
+			}
+			return res, err
 		case "error":
 			return Result{Status: StatusError, Message: msg.Message}, nil
 		case "action":
@@ -334,6 +353,31 @@ func (r *Runner) load(ctx context.Context, t Test) (Result, error) {
 			return Result{}, fmt.Errorf("runner protocol: unknown message %q", s)
 		}
 	}
+}
+
+// pageAttachment is an attachment as testharnessreport.js sends it: the
+// result as JSON text (JSON.stringify'd when it was handed over).
+type pageAttachment struct {
+	Kind       string  `json:"kind"`
+	Name       string  `json:"name"`
+	Data       string  `json:"data"`
+	TimeOrigin float64 `json:"timeOrigin"`
+}
+
+// attachments decodes what the page handed over; data that is not JSON
+// (a value JSON.stringify could not write) becomes an "error" attachment
+// saying so.
+func attachments(in []pageAttachment) []Attachment {
+	var out []Attachment
+	for _, a := range in {
+		data := json.RawMessage(a.Data)
+		if !json.Valid(data) {
+			msg, _ := json.Marshal("not JSON: " + a.Data)
+			a.Kind, data = "error", msg
+		}
+		out = append(out, Attachment{Kind: a.Kind, Name: a.Name, Data: data, TimeOrigin: a.TimeOrigin})
+	}
+	return out
 }
 
 // perform runs one testdriver action: force_sample through wdext's

@@ -22,6 +22,8 @@ func main() {
 		err = censusCmd(args)
 	case "leaks":
 		err = leaksCmd(args)
+	case "report":
+		err = reportCmd(args)
 	case "wpt":
 		code, err := wptCmd(args)
 		if err != nil {
@@ -59,6 +61,9 @@ func usage() {
                                     census of a saved V8 heap snapshot
   wdext leaks --baseline B [--target T] --final F [--iterations N] [--json]
                                     leaks between saved V8 heap snapshots (memlab's method)
+  wdext report trace|census|census-diff|leaks [-o FILE.html] FILE...
+                                    one self-contained HTML report (flame chart, treemap,
+                                    retainer paths) of saved results; wdext wpt --html FILE
   wdext version                     wdext's version (also: wdext --version)
 run "wdext COMMAND -h" for a command's flags
 `)

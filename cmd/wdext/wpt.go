@@ -23,6 +23,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine/webkitgtk"
+	"github.com/wdext/wdext/report"
 	"github.com/wdext/wdext/wpt"
 )
 
@@ -33,6 +34,7 @@ type wptFlags struct {
 	driver        driverFlags
 	root          string
 	report, junit string
+	html          string
 	expected      string
 	multiplier    float64
 	harness       string
@@ -44,6 +46,7 @@ func (f *wptFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.root, "wpt-root", "", "the WPT root: PATHs are relative to it (default: found above the first PATH, see above)")
 	fs.StringVar(&f.report, "report", "", "write results in wptreport JSON to this file (also when interrupted)")
 	fs.StringVar(&f.junit, "junit", "", "write results as JUnit XML to this file (also when interrupted)")
+	fs.StringVar(&f.html, "html", "", "write an HTML report to this file (also when interrupted): results, and per test the traces and memory results it got (test_driver.wdext_attach, Profiler.stop(), measureUserAgentSpecificMemory()) drawn")
 	fs.StringVar(&f.expected, "expected", "", "expectations: a JSON file, a WPT metadata .ini file or directory (default: expectations-PRODUCT.json, else expectations.json, at the root; '' for none)")
 	fs.Float64Var(&f.multiplier, "timeout-multiplier", 1, "multiply every test's timeout (10 s, or 60 s for long tests)")
 	fs.StringVar(&f.harness, "testharness", "", "testharness.js to serve (default: the tree's own, else the npm package wpt-runner's: see above)")
@@ -76,6 +79,7 @@ reports of the tests that finished.
 examples:
   wdext wpt testdata/wpt --report out/wptreport.json     the bundled suite (make run)
   wdext wpt testdata/wpt/js-self-profiling/function-names.html
+  wdext wpt testdata/wpt --html out/wpt.html             results, traces and memory results, drawn
   wdext wpt --wpt-root ~/wpt js-self-profiling/ measure-memory/
 
 flags:
@@ -175,6 +179,7 @@ func wptCmd(args []string) (exit int, err error) {
 		Testharness:       th,
 		TimeoutMultiplier: f.multiplier,
 		Log:               st.log,
+		Capture:           f.html != "",
 	}
 	// Teardown: the runner's session, and a test an interruption left
 	// under way, end when the wdext server stops. Interrupted, the browser
@@ -241,6 +246,7 @@ func wptCmd(args []string) (exit int, err error) {
 	if err := errors.Join(
 		writeFile(f.report, func(w io.Writer) error { return wpt.WriteWPTReport(w, run, exp) }),
 		writeFile(f.junit, func(w io.Writer) error { return wpt.WriteJUnit(w, run, exp) }),
+		writeHTML(f.html, root, run, exp),
 	); err != nil {
 		return 1, err
 	}
@@ -251,6 +257,20 @@ func wptCmd(args []string) (exit int, err error) {
 		return 1, fmt.Errorf("the run stopped after %d of %d tests: %w", len(run.Results), len(tests), runErr)
 	}
 	return wpt.ExitCode(run.Results, exp), nil
+}
+
+// writeHTML writes the run's HTML report (package report) to name, if
+// given.
+func writeHTML(name, root string, run wpt.Run, exp wpt.Expectations) error {
+	if name == "" {
+		return nil
+	}
+	p := report.Page{Title: "wdext wpt: " + root}
+	if !run.Start.IsZero() {
+		p.Subtitle = "run of " + run.Start.Format("2006-01-02 15:04:05 MST")
+	}
+	p.AddWPT(run, exp)
+	return writeReport(name, &p)
 }
 
 func plural(n int, what string) string {
