@@ -6,6 +6,8 @@
 //	                                  take a Debugger.Memory-style census of a saved snapshot
 //	wdext leaks --baseline B [--target T] --final F [--iterations N] [--json]
 //	                                  find leaks in saved V8 snapshots (memlab's three-snapshot method)
+//	wdext report KIND [-o FILE] FILE...
+//	                                  draw traces, censuses, a census diff or a leak verdict as one HTML file
 //	wdext version                     the version it was built as (also: wdext --version)
 //
 // Each subcommand's -h prints its usage and flags. serve refuses to start
