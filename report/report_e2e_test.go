@@ -232,17 +232,7 @@ func contains(list []any, s string) bool {
 func TestWPTReport(t *testing.T) {
 	env := e2e.Start(t, forcesample.Register)
 	root := filepath.Join("testdata", "wpt")
-	th, err := wpt.FindTestharness("", root)
-	if err != nil {
-		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	srv, err := wpt.NewServer(root, wpt.Options{MainHost: "localhost"})
-	assert.NilError(t, err)
-	assert.NilError(t, srv.Start(context.Background()))
-	t.Cleanup(func() { srv.Close() })
+	srv, th := e2e.WPTServer(t, root)
 	r := &wpt.Runner{WebDriver: env.URL, Server: srv, Testharness: th, Capture: true,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	r.Mount()

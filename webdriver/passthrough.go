@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // passThrough is the proxy's way to a driver over plain HTTP/1.1: the
@@ -82,18 +84,18 @@ func passable(r *http.Request, base *url.URL) bool {
 	if _, guarded := r.Body.(*body); r.ContentLength > passMaxCopy && !guarded {
 		return false // too long to hold: it streams
 	}
-	if len(r.Header["Upgrade"]) > 0 || headerHasToken(r.Header["Connection"], "upgrade") {
+	if len(r.Header["Upgrade"]) > 0 || httpguts.HeaderValuesContainsToken(r.Header["Connection"], "upgrade") {
 		return false // a protocol switch is the ReverseProxy's
 	}
-	if r.Method != "" && !isToken(r.Method) {
+	if r.Method != "" && !httpguts.ValidHeaderFieldName(r.Method) {
 		return false
 	}
 	for k, vv := range r.Header {
-		if !isToken(k) {
+		if !httpguts.ValidHeaderFieldName(k) {
 			return false
 		}
 		for _, v := range vv {
-			if !validHeaderValue(v) {
+			if !httpguts.ValidHeaderFieldValue(v) {
 				return false
 			}
 		}
@@ -396,7 +398,7 @@ func appendHead(b []byte, r *http.Request, base *url.URL) ([]byte, bool) {
 			keys = append(keys, k)
 		}
 	}
-	trailers := headerHasToken(r.Header["Te"], "trailers") && !slices.Contains(dropped, "Te")
+	trailers := httpguts.HeaderValuesContainsToken(r.Header["Te"], "trailers") && !slices.Contains(dropped, "Te")
 	if trailers {
 		keys = append(keys, "Te")
 	}
@@ -448,34 +450,6 @@ func singleJoiningSlash(a, b string) string {
 	return a + b
 }
 
-// headerHasToken reports whether a comma-separated list in values holds
-// token, in any case.
-func headerHasToken(values []string, token string) bool {
-	for _, v := range values {
-		for t := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(textproto.TrimString(t), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// isToken reports whether s is an RFC 9110 token (a header name, a
-// method).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 || c <= ' ' || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
 // plainHost reports whether host is a host[:port] the Transport writes as
 // it is: ASCII letters, digits and what separates them, no IPv6 zone.
 func plainHost(host string) bool {
@@ -485,17 +459,6 @@ func plainHost(host string) bool {
 	for i := 0; i < len(host); i++ {
 		c := host[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(".-_:[]", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderValue reports whether v has no control characters but
-// tabs, as the Transport requires.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
 			return false
 		}
 	}

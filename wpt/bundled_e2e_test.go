@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"testing"
 	"time"
 
@@ -86,21 +85,8 @@ func BenchmarkProfilingSuite(b *testing.B) {
 }
 
 // bundledServer serves the bundled suite (testdata/wpt) as the runner's
-// tests do until the test ends, with the testharness.js to serve; it skips
-// the test when there is none (unless browsers are required).
+// tests do until the test ends, with the testharness.js to serve.
 func bundledServer(t testing.TB) (*wpt.Server, []byte) {
 	t.Helper()
-	root := e2e.Testdata("wpt")
-	th, err := wpt.FindTestharness("", root)
-	if err != nil {
-		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	srv, err := wpt.NewServer(root, wpt.Options{MainHost: "localhost"})
-	assert.NilError(t, err)
-	assert.NilError(t, srv.Start(context.Background()))
-	t.Cleanup(func() { srv.Close() })
-	return srv, th
+	return e2e.WPTServer(t, e2e.Testdata("wpt"))
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // A force's trace is Perfetto's own protobuf (Tracing.start with a
@@ -40,21 +42,12 @@ func perfettoConfig(categories []string) []byte {
 	return config
 }
 
-func pbVarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
-}
-
 func pbUint(b []byte, field int, v uint64) []byte {
-	return pbVarint(pbVarint(b, uint64(field)<<3), v)
+	return protowire.AppendVarint(protowire.AppendTag(b, protowire.Number(field), protowire.VarintType), v)
 }
 
 func pbBytes(b []byte, field int, v []byte) []byte {
-	b = pbVarint(pbVarint(b, uint64(field)<<3|2), uint64(len(v)))
-	return append(b, v...)
+	return protowire.AppendBytes(protowire.AppendTag(b, protowire.Number(field), protowire.BytesType), v)
 }
 
 // pbField is one field of a protobuf message: its number, and its value
@@ -68,64 +61,40 @@ type pbField struct {
 
 var errProto = errors.New("malformed protobuf")
 
-// pbFields calls f with each field of msg in order.
+// pbFields calls f with each field of msg in order (protowire does the
+// wire format; groups are not accepted).
 func pbFields(msg []byte, f func(pbField) error) error {
 	for len(msg) > 0 {
-		key, n := pbUvarint(msg)
-		if n <= 0 {
+		num, typ, n := protowire.ConsumeTag(msg)
+		if n < 0 {
 			return errProto
 		}
 		msg = msg[n:]
-		fl := pbField{num: int(key >> 3)}
-		switch key & 7 {
-		case 0:
-			fl.u, n = pbUvarint(msg)
-			if n <= 0 {
-				return errProto
-			}
-			msg = msg[n:]
-		case 1:
-			if len(msg) < 8 {
-				return errProto
-			}
-			for i := 7; i >= 0; i-- {
-				fl.u = fl.u<<8 | uint64(msg[i])
-			}
-			msg = msg[8:]
-		case 5:
-			if len(msg) < 4 {
-				return errProto
-			}
-			for i := 3; i >= 0; i-- {
-				fl.u = fl.u<<8 | uint64(msg[i])
-			}
-			msg = msg[4:]
-		case 2:
-			l, n := pbUvarint(msg)
-			if n <= 0 || uint64(len(msg)-n) < l {
-				return errProto
-			}
-			fl.isLen, fl.b = true, msg[n:n+int(l)]
-			msg = msg[n+int(l):]
+		fl := pbField{num: int(num)}
+		switch typ {
+		case protowire.VarintType:
+			fl.u, n = protowire.ConsumeVarint(msg)
+		case protowire.Fixed64Type:
+			fl.u, n = protowire.ConsumeFixed64(msg)
+		case protowire.Fixed32Type:
+			var v uint32
+			v, n = protowire.ConsumeFixed32(msg)
+			fl.u = uint64(v)
+		case protowire.BytesType:
+			fl.isLen = true
+			fl.b, n = protowire.ConsumeBytes(msg)
 		default:
 			return errProto
 		}
+		if n < 0 {
+			return errProto
+		}
+		msg = msg[n:]
 		if err := f(fl); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func pbUvarint(b []byte) (uint64, int) {
-	var v uint64
-	for i := 0; i < len(b) && i < 10; i++ {
-		v |= uint64(b[i]&0x7f) << (7 * i)
-		if b[i] < 0x80 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
 }
 
 // Field numbers of perfetto.protos messages (protos/perfetto/trace).

@@ -213,19 +213,25 @@ func (s *scanner) integer() (int64, error) {
 	return int64(v), nil
 }
 
+// openArray reads a JSON array's opening bracket, and its closing one
+// too when the array is empty.
+func (s *scanner) openArray() (empty bool, err error) {
+	if err := s.expect('['); err != nil {
+		return false, err
+	}
+	c, err := s.peek()
+	if err != nil || c != ']' {
+		return false, err
+	}
+	s.pos++
+	return true, nil
+}
+
 // array reads a JSON array, calling elem with the scanner positioned at each
 // element, which elem must consume.
 func (s *scanner) array(elem func() error) error {
-	if err := s.expect('['); err != nil {
+	if empty, err := s.openArray(); empty || err != nil {
 		return err
-	}
-	c, err := s.peek()
-	if err != nil {
-		return err
-	}
-	if c == ']' {
-		s.pos++
-		return nil
 	}
 	for {
 		if err := elem(); err != nil {
@@ -298,16 +304,8 @@ type sink struct {
 // put works a record at a time. Large runs of plain integers already in
 // the buffer are cut in two halves read concurrently (see parallel).
 func (s *scanner) records(n int, out sink) (int, error) {
-	if err := s.expect('['); err != nil {
+	if empty, err := s.openArray(); empty || err != nil {
 		return 0, err
-	}
-	c, err := s.peek()
-	if err != nil {
-		return 0, err
-	}
-	if c == ']' {
-		s.pos++
-		return 0, nil
 	}
 	r := &recordReader{n: n, out: out}
 	if cap(s.batch) < n*batchRecords {
@@ -331,6 +329,7 @@ func (s *scanner) records(n int, out sink) (int, error) {
 		// The rest, one integer and its separator at a time.
 		v, ok := s.fastInteger()
 		if !ok {
+			var err error
 			if v, err = s.integer(); err != nil {
 				return 0, err
 			}
@@ -600,16 +599,8 @@ func (s *scanner) object(member func(key string) error) error {
 
 // strings reads a JSON array of strings, calling f with each.
 func (s *scanner) strings(f func(string)) error {
-	if err := s.expect('['); err != nil {
+	if empty, err := s.openArray(); empty || err != nil {
 		return err
-	}
-	c, err := s.peek()
-	if err != nil {
-		return err
-	}
-	if c == ']' {
-		s.pos++
-		return nil
 	}
 	for {
 		// Fast path: strings wholly in the buffer, each followed by a
@@ -679,19 +670,11 @@ func strAt(b []byte, p int, scratch *[]byte) ([]byte, int, bool) {
 		}
 		e := b[q+1]
 		q += 2
+		if c, ok := unescape1(e); ok {
+			out = append(out, c)
+			continue
+		}
 		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
 		case 'u':
 			if q+4 > len(b) {
 				return nil, 0, false
@@ -763,19 +746,11 @@ func (s *scanner) str() (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if c, ok := unescape1(e); ok {
+			out = append(out, c)
+			continue
+		}
 		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
 		case 'u':
 			r, err := s.hex4()
 			if err != nil {
@@ -799,6 +774,26 @@ func (s *scanner) str() (string, error) {
 			return "", s.errorf("invalid escape %q", e)
 		}
 	}
+}
+
+// unescape1 is the byte a one-character JSON escape (\n, \", …) stands
+// for, and whether e is one.
+func unescape1(e byte) (byte, bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
 }
 
 // An arena keeps strings' bytes (see keep).
