@@ -3,6 +3,7 @@ package forcesample_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,16 @@ func forceTimed(t *testing.T, wd selenium.WebDriver) (*webdriver.Error, time.Dur
 // the browser's Tracing.start, and wdext finds it before it asks.
 func TestForceSampleBadPage(t *testing.T) {
 	env := e2e.Start(t, forcesample.Register)
-	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	// The busy page says when its loop starts (a synchronous request just
+	// before it): on a loaded machine its timer may fire late, and a
+	// force that came first would rightly succeed.
+	started := make(chan struct{}, 1)
+	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{"/busy-started": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+	})})
 	for _, tc := range []struct {
 		name  string
 		enter func(wd selenium.WebDriver)
@@ -54,8 +64,16 @@ func TestForceSampleBadPage(t *testing.T) {
 		{"busy", func(wd selenium.WebDriver) {
 			// Busy for 15 s, not forever: a page in an endless loop
 			// holds chromedriver's Delete Session for minutes.
-			_, err := wd.ExecuteScript(`setTimeout(() => { const end = Date.now() + 15000; while (Date.now() < end) {} }, 10)`, nil)
+			_, err := wd.ExecuteScript(`setTimeout(() => {
+				const x = new XMLHttpRequest(); x.open("POST", "/busy-started", false); x.send();
+				const end = Date.now() + 15000; while (Date.now() < end) {}
+			}, 10)`, nil)
 			assert.NilError(t, err)
+			select {
+			case <-started:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the busy loop did not start within 10 s")
+			}
 		}, wire.Timeout, "main thread"},
 		{"alert", func(wd selenium.WebDriver) {
 			_, err := wd.ExecuteScript(`setTimeout(() => alert("hello there"), 10)`, nil)

@@ -523,9 +523,8 @@ func serverOptions(f *wptFlags) wpt.Options {
 	if f.webkitgtk() {
 		// Each document carries the Profiler polyfill and its
 		// Document-Policy, before its own scripts: on https there is no
-		// injecting proxy, the inspector tells the policy only later, and
-		// its bootstrap script misses documents that COOP puts in a new
-		// process (webkitgtk.InjectProfiler).
+		// injecting proxy, and the inspector tells the policy only once
+		// the document's context exists (webkitgtk.InjectProfiler).
 		return wpt.Options{MainHost: "localhost", SecondPort: true, HTTPS: true, Document: webkitgtk.InjectProfiler}
 	}
 	return wpt.Options{WPTHosts: true, SecondPort: true, HTTPS: true}

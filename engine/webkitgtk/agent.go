@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -106,7 +107,8 @@ func (as *agents) wait(ctx context.Context) error {
 //     Worker.initialized (measured); the agent first evaluates the
 //     polyfill in it;
 //   - periodic samples: JavaScriptCore's sampling profiler
-//     (ScriptProfiler.startTracking with includeSamples) runs all along;
+//     (ScriptProfiler.startTracking with includeSamples) runs all along,
+//     on a new backend from before its document loads (PrepareBackends);
 //     a profiler's stop() logs polyfill.StopMessage (Console domain), and
 //     the agent then collects the samples (stopTracking, which hands them
 //     over, and startTracking again at once) and delivers them to every
@@ -264,9 +266,21 @@ func (a *agent) arm() {
 	// through Workers, which keeps the list memory and forcesample use.
 	// Each command costs a round trip (see wkinspector): they go out
 	// together.
-	errs := make([]error, 4)
+	errs := make([]error, 5)
 	var wg sync.WaitGroup
 	for i, f := range []func() error{
+		func() error {
+			// A navigation to a new web process waits for these on the
+			// new backend, so that its document's first scripts are
+			// sampled (Page.enable starts the stopwatch that samples
+			// are timed by; until then they have timestamp 0), and its
+			// response's Document-Policy is heard. Asked again at every
+			// arming: it costs nothing once asked.
+			return a.conn.PrepareBackends(ctx, func(err error) {
+				a.log.Warn("preparing a page's new web process for the Profiler polyfill", "err", err)
+			}, wkinspector.Command{Method: "Page.enable"}, wkinspector.Command{Method: "Network.enable"},
+				wkinspector.Command{Method: "ScriptProfiler.startTracking", Params: map[string]any{"includeSamples": true}})
+		},
 		func() error {
 			if _, err := a.conn.FrameContexts(ctx); err != nil {
 				return err
@@ -298,13 +312,14 @@ func (a *agent) startTracking(ctx context.Context) error {
 	if err := a.conn.Call(ctx, "ScriptProfiler.startTracking", map[string]any{"includeSamples": true}, nil); err != nil {
 		return err
 	}
+	// The event comes before the reply, from the same handler. None
+	// means tracking was on already: the backend was prepared
+	// (PrepareBackends) before its document loaded, when its stopwatch
+	// started, so no sample is older than 0.
 	select {
 	case a.since = <-a.tracking:
-	case <-time.After(time.Second):
-		// The event comes before the reply (measured): without it the
-		// stopwatch cannot be mapped to the page's clock, and the
-		// samples until the next start are dropped.
-		a.since = -1
+	default:
+		a.since = 0
 	}
 	return nil
 }
@@ -530,12 +545,18 @@ func (a *agent) drain(tokens []string) {
 // host functions (line -1: "now" for performance.now()).
 //
 // JavaScriptCore gives part of the samples the timestamp 0 (measured on
-// WebKitGTK 2.50.6: the earlier ones of a long run, 609 of the 707 samples
-// of a 1 s loop); their order is right, so they are spread evenly between
-// the time before them that is known (the previous sample's, or when
-// tracking started) and the one after them.
+// WebKitGTK 2.50.6: the earlier ones of a run, 609 of the 707 samples of a
+// 1 s loop, 271 of 337 of two 300 ms loops 300 ms apart). Their order is
+// right, so they go back to back, at the sampler's period (the median
+// gap between the samples with a time), before the time after them (the
+// next sample's, or when tracking stopped): the sampler samples only while
+// JavaScript runs, so a run of samples is most often one busy stretch.
+// When that would put them before the time known before them (the
+// previous sample's, or when tracking started), or the period is not
+// known, they are spread evenly between the two.
 func toBatch(done trackingComplete, since, origin float64) polyfill.Batch {
 	traces := done.Samples.StackTraces
+	period := samplerPeriod(done)
 	times := make([]float64, len(traces))
 	prev := since
 	for i := 0; i < len(traces); {
@@ -552,11 +573,15 @@ func toBatch(done trackingComplete, since, origin float64) polyfill.Batch {
 		if j < len(traces) {
 			next = traces[j].Timestamp
 		}
-		if prev <= 0 || prev > next {
+		if prev < 0 || prev > next {
 			prev = next
 		}
 		for k := i; k < j; k++ {
-			times[k] = prev + (next-prev)*float64(k-i+1)/float64(j-i+1)
+			if period > 0 && next-float64(j-i)*period >= prev {
+				times[k] = next - float64(j-k)*period
+			} else {
+				times[k] = prev + (next-prev)*float64(k-i+1)/float64(j-i+1)
+			}
 		}
 		i = j
 	}
@@ -586,6 +611,25 @@ func toBatch(done trackingComplete, since, origin float64) polyfill.Batch {
 		b.Samples = append(b.Samples, [2]any{origin + times[i]*1000, ids})
 	}
 	return b
+}
+
+// samplerPeriod is the median gap between consecutive samples that have a
+// time, leaving out gaps of 50 ms and more (JavaScript did not run); 0
+// when there are none.
+func samplerPeriod(done trackingComplete) float64 {
+	var gaps []float64
+	traces := done.Samples.StackTraces
+	for i := 1; i < len(traces); i++ {
+		a, b := traces[i-1].Timestamp, traces[i].Timestamp
+		if a > 0 && b > a && b-a < 0.05 {
+			gaps = append(gaps, b-a)
+		}
+	}
+	if len(gaps) == 0 {
+		return 0
+	}
+	slices.Sort(gaps)
+	return gaps[len(gaps)/2]
 }
 
 // JSProfilingAllowed reports whether a response's Document-Policy header

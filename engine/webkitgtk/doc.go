@@ -39,12 +39,12 @@
 //     before the page's own scripts whatever the document: https,
 //     about:blank, srcdoc and data: documents, a Content-Security-Policy
 //     that forbids inline scripts, a client's own proxy; and it stays
-//     through navigations to other sites (measured). It misses a
-//     cross-origin isolated (COOP) document over https, which WebKit
-//     loads in a new web process whose backend wdext arms only once the
-//     document has committed (measured: no Profiler there); over http the
-//     proxy covers it, and a server of the client's can put the polyfill
-//     in its documents itself (InjectProfiler, as wdext wpt does).
+//     through navigations to other sites (measured). A navigation that
+//     moves the page to a new web process (a cross-origin isolated
+//     document, say) gives it a new inspector backend that has none: the
+//     navigation waits, paused, until wdext has set it there
+//     (wkinspector.Conn.PrepareBackends; before that was done, such an
+//     https document had no Profiler, measured).
 //   - An HTTP proxy, the fallback for windows wdext did not open (a link
 //     with target=_blank, say) until it finds them, and for a bootstrap
 //     script the inspector refused: a new session gets it as its proxy
@@ -143,12 +143,16 @@
 //     (its protocol lists page, javascript and itml targets only).
 //
 // A navigation that swaps processes gives the page a new inspector
-// backend with every domain off: the agent arms it again when the swap is
-// committed (Target.didCommitProvisionalTarget). What the new document
-// does before that is missed (a worker started then has no polyfill; a
-// response's policy is not told; a stop() waits 5 s and gets forced
-// samples only): not seen in wdext's tests, where WebKitGTK 2.50.6 kept
-// one web process across the test origins.
+// backend with every domain off. It waits, paused, until the agent has
+// started the sampling profiler there, with the Page domain (whose
+// stopwatch times the samples) and the Network domain (the document's
+// response, for its policy); the agent arms the rest when the swap is
+// committed (Target.didCommitProvisionalTarget). Before, the new
+// document's first scripts ran unsampled (measured on WebKitGTK 2.50.6:
+// WPT-style tests that spin at load, run after an https test, got no
+// periodic samples in 2 to 3 runs of 12 on a loaded machine). A worker
+// that the new document starts before the agent has armed its backend
+// still has no polyfill.
 //
 // A browser that exits, or opens no inspector within StartTimeout (20 s),
 // is "session not created" with its output. POST /session hangs forever in

@@ -175,13 +175,12 @@ func InjectPolicy(body []byte, header http.Header) []byte {
 
 // InjectProfiler is InjectPolicy with the Profiler polyfill itself first
 // (polyfill.Script("Profiler")): for a server that serves documents to a
-// session and can put the polyfill in them, as wdext wpt does. Then a
-// document that the inspector's bootstrap script misses has it too: a
-// cross-origin isolated (COOP) document over https, which WebKit loads in
-// a new web process whose inspector backend wdext arms only once the
-// document has committed, and which wdext's proxy does not see (measured:
-// no Profiler there without it). The polyfill installs once per realm, so
-// a document that the bootstrap script reaches as well is unchanged.
+// session and can put the polyfill in them, as wdext wpt does. Then every
+// document has it, with its Document-Policy, before its own scripts,
+// whatever the inspector reaches (a window wdext has not found yet, an
+// https document, which the proxy does not see). The polyfill installs
+// once per realm, so a document that the bootstrap script reaches as well
+// is unchanged.
 func InjectProfiler(body []byte, header http.Header) []byte {
 	return inject(body, documentScript([]byte(polyfill.Script("Profiler")), header))
 }

@@ -48,6 +48,13 @@ func TestInjectBeyondTheProxy(t *testing.T) {
 	env := e2e.StartWebKitGTK(t)
 	pages := e2e.ServePages(t, e2e.Testdata("polyfill"), nil)
 	tlsPage := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("isolated") {
+			// Cross-origin isolated: WebKit loads it in a web process of
+			// its own, whose new inspector backend gets the bootstrap
+			// script while the navigation waits (PrepareBackends).
+			w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
+			w.Header().Set("Cross-Origin-Embedder-Policy", "require-corp")
+		}
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte(`<!doctype html><title>tls</title><script>window.early = typeof Profiler</script><body>`))
 	}))
@@ -82,6 +89,11 @@ func TestInjectBeyondTheProxy(t *testing.T) {
 			assert.Assert(t, i < 100, "capabilities %v: data: frame: %s", caps, r.Value)
 			time.Sleep(20 * time.Millisecond)
 		}
+		// A cross-origin isolated https page, in a web process of its own.
+		r = do(t, "POST", s+"/url", map[string]any{"url": tlsPage.URL + "/?isolated"})
+		assert.Equal(t, r.Status, 200, "%s", r.Value)
+		r = do(t, "POST", s+"/execute/sync", map[string]any{"args": []any{}, "script": `return [crossOriginIsolated, window.early]`})
+		assert.Equal(t, string(r.Value), `[true,"function"]`, "capabilities %v: cross-origin isolated https page", caps)
 
 		// A window opened later gets it before the client can navigate
 		// there; script opens none (window.open gives null).

@@ -218,8 +218,9 @@ func (b *Browser) SetBootstrap(ctx context.Context, script string, open []int) e
 	return nil
 }
 
-// prepare sets the bootstrap script on a page; b.mu is held. It needs the
-// Page domain enabled, which stays so.
+// prepare sets the bootstrap script on a page, and on every backend a
+// navigation moves it to; b.mu is held. It needs the Page domain enabled,
+// which stays so.
 func (b *Browser) prepare(ctx context.Context, c *Conn) error {
 	if b.bootstrap == "" {
 		return nil
@@ -227,7 +228,14 @@ func (b *Browser) prepare(ctx context.Context, c *Conn) error {
 	if err := c.EnablePage(ctx); err != nil {
 		return err
 	}
-	if err := c.Call(ctx, "Page.setBootstrapScript", map[string]any{"source": b.bootstrap}, nil); err != nil {
+	set := Command{Method: "Page.setBootstrapScript", Params: map[string]any{"source": b.bootstrap}}
+	if err := c.Call(ctx, set.Method, set.Params, nil); err != nil {
+		return err
+	}
+	// A new backend does not inherit it (measured: a cross-origin
+	// isolated document over https, in a web process of its own, had
+	// none).
+	if err := c.PrepareBackends(ctx, nil, Command{Method: "Page.enable"}, set); err != nil {
 		return err
 	}
 	if b.onPage != nil {

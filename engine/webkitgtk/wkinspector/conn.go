@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +25,10 @@ var ErrClosed = errors.New("wkinspector: connection closed")
 
 // writeTimeout bounds one WebSocket write.
 const writeTimeout = 10 * time.Second
+
+// prepareTimeout bounds preparing a new page backend (PrepareBackends):
+// past it, the navigation goes on without what is left.
+const prepareTimeout = 5 * time.Second
 
 // message is a protocol message at either level.
 type message struct {
@@ -59,13 +64,20 @@ type Conn struct {
 	// workers are the page's dedicated workers, once Workers has enabled
 	// the Worker domain; nil before.
 	workers map[string]Worker
-	ready   chan struct{}
-	pending map[int64]chan *message // by command id
-	acks    map[int64]int64         // envelope id → command id
-	subs    map[int]func(Event)
-	nextSub int
-	err     error
-	done    chan struct{}
+	// prepare is what every new page backend gets before it loads
+	// (PrepareBackends), failed who hears when that fails; pausing is
+	// set once Target.setPauseOnStart has been asked for.
+	prepare   []Command
+	failed    []func(error)
+	pausing   bool
+	preparing sync.WaitGroup // the goroutines preparing backends; Close waits
+	ready     chan struct{}
+	pending   map[int64]chan *message // by command id
+	acks      map[int64]int64         // envelope id → command id
+	subs      map[int]func(Event)
+	nextSub   int
+	err       error
+	done      chan struct{}
 }
 
 // Dial opens the target at path (/socket/C/T/WebPage) of the inspector's
@@ -106,6 +118,7 @@ var ErrNoTarget = errors.New("wkinspector: no page target there")
 func (c *Conn) Close() error {
 	err := c.ws.Close()
 	<-c.done
+	c.preparing.Wait() // their calls fail at once now
 	return err
 }
 
@@ -155,10 +168,17 @@ func (c *Conn) dispatch(m *message) {
 				TargetID      string `json:"targetId"`
 				Type          string `json:"type"`
 				IsProvisional bool   `json:"isProvisional"`
+				IsPaused      bool   `json:"isPaused"`
 			} `json:"targetInfo"`
 		}
-		if json.Unmarshal(m.Params, &p) == nil && p.TargetInfo.Type == "page" && !p.TargetInfo.IsProvisional {
+		if json.Unmarshal(m.Params, &p) != nil {
+			return
+		}
+		if p.TargetInfo.Type == "page" && !p.TargetInfo.IsProvisional {
 			c.setPage(p.TargetInfo.TargetID)
+		}
+		if p.TargetInfo.IsPaused {
+			c.prepareAndResume(p.TargetInfo.TargetID, p.TargetInfo.Type == "page")
 		}
 		c.emit(Event{Method: m.Method, Params: m.Params})
 	case "Target.didCommitProvisionalTarget":
@@ -337,6 +357,80 @@ func (c *Conn) call(ctx context.Context, worker, method string, params, result a
 	return c.Pipeline(ctx, worker, Command{Method: method, Params: params, Result: result})
 }
 
+// PrepareBackends makes every later navigation that moves the page to a
+// new web process wait, before the new document loads, until cmds have
+// run on the new backend (Target.setPauseOnStart, then Target.resume
+// once they have, or after prepareTimeout). The new backend starts with
+// every domain off, and what is enabled once the navigation has
+// committed comes after the new document's first scripts have run
+// (measured on WebKitGTK 2.50.6: a page that spins at once got no
+// periodic samples). Commands of several calls run in the order given,
+// each once (an equal method and params is sent once); their results are
+// dropped, and failed hears of the first error of each preparation.
+func (c *Conn) PrepareBackends(ctx context.Context, failed func(error), cmds ...Command) error {
+	c.mu.Lock()
+	for _, cmd := range cmds {
+		cmd.Result = nil
+		if !slices.ContainsFunc(c.prepare, func(p Command) bool { return sameCommand(p, cmd) }) {
+			c.prepare = append(c.prepare, cmd)
+		}
+	}
+	if failed != nil {
+		c.failed = append(c.failed, failed)
+	}
+	pausing := c.pausing
+	c.pausing = true
+	c.mu.Unlock()
+	if pausing {
+		return nil
+	}
+	err := c.send(ctx, route{top: true}, Command{Method: "Target.setPauseOnStart", Params: map[string]any{"pauseOnStart": true}})
+	if err != nil {
+		c.mu.Lock()
+		c.pausing = false
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func sameCommand(a, b Command) bool {
+	if a.Method != b.Method {
+		return false
+	}
+	pa, errA := json.Marshal(a.Params)
+	pb, errB := json.Marshal(b.Params)
+	return errA == nil && errB == nil && string(pa) == string(pb)
+}
+
+// prepareAndResume runs the prepared commands on a new page backend that
+// waits paused (a target of another type only waits), then lets it go
+// on. It runs on the reader, so the work goes to a goroutine.
+func (c *Conn) prepareAndResume(target string, page bool) {
+	c.mu.Lock()
+	cmds, failed := slices.Clone(c.prepare), slices.Clone(c.failed)
+	c.mu.Unlock()
+	c.preparing.Add(1)
+	go func() { // owned by c: bounded by prepareTimeout, and Close waits
+		defer c.preparing.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
+		defer cancel()
+		var err error
+		if page && len(cmds) > 0 {
+			err = c.send(ctx, route{target: target}, cmds...)
+		}
+		// Resumed whatever happened, with a deadline of its own: a
+		// backend left paused would hang the navigation.
+		rctx, rcancel := context.WithTimeout(context.Background(), writeTimeout)
+		defer rcancel()
+		err = errors.Join(err, c.send(rctx, route{top: true}, Command{Method: "Target.resume", Params: map[string]any{"targetId": target}}))
+		if err != nil && !errors.Is(err, ErrClosed) {
+			for _, f := range failed {
+				f(err)
+			}
+		}
+	}()
+}
+
 // Command is one command of a Pipeline: its result is decoded into
 // Result (nil to drop it).
 type Command struct {
@@ -350,6 +444,19 @@ type Command struct {
 // other without waiting for a round trip between them, and waits for
 // every reply. It returns the first error.
 func (c *Conn) Pipeline(ctx context.Context, worker string, cmds ...Command) error {
+	return c.send(ctx, route{worker: worker}, cmds...)
+}
+
+// route is where commands go: the connection's own Target domain (top),
+// or a page backend (target, "" for the current one) or one of its
+// workers.
+type route struct {
+	top            bool
+	target, worker string
+}
+
+// send is Pipeline along any route.
+func (c *Conn) send(ctx context.Context, to route, cmds ...Command) error {
 	type sent struct {
 		id, outerID, workerID int64
 		ch                    chan *message
@@ -360,15 +467,21 @@ func (c *Conn) Pipeline(ctx context.Context, worker string, cmds ...Command) err
 		c.mu.Unlock()
 		return err
 	}
-	page := c.page
+	page := to.target
+	if page == "" {
+		page = c.page
+	}
+	worker := to.worker
 	// Each command's own id, and the ids of the envelopes it travels in:
 	// their replies only matter when they are errors.
 	all := make([]sent, len(cmds))
 	for i := range cmds {
 		s := sent{id: c.newID(), ch: make(chan *message, 1)}
 		c.pending[s.id] = s.ch
-		s.outerID = c.newID()
-		c.acks[s.outerID] = s.id
+		if !to.top {
+			s.outerID = c.newID()
+			c.acks[s.outerID] = s.id
+		}
 		if worker != "" {
 			s.workerID = c.newID()
 			c.acks[s.workerID] = s.id
@@ -403,6 +516,10 @@ func (c *Conn) Pipeline(ctx context.Context, worker string, cmds ...Command) err
 		}
 		if err != nil {
 			return err
+		}
+		if to.top {
+			outs[i] = msg
+			continue
 		}
 		outs[i], _ = json.Marshal(map[string]any{"id": s.outerID, "method": "Target.sendMessageToTarget",
 			"params": map[string]any{"targetId": page, "message": string(msg)}})

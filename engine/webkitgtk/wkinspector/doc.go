@@ -32,7 +32,9 @@
 // Subscribers get the events of the page's backend and its workers, and
 // the connection's Target.targetCreated and
 // Target.didCommitProvisionalTarget (a new backend, whose domains are all
-// off). With the Worker domain enabled, WebKit holds every new dedicated
+// off). What a new backend needs before its document runs (the bootstrap
+// script, the sampling profiler) Conn.PrepareBackends sends it while the
+// navigation waits (Target.setPauseOnStart, then Target.resume). With the Worker domain enabled, WebKit holds every new dedicated
 // worker before its script until Worker.initialized is sent for it
 // (measured on WebKitGTK 2.50.6): whoever enables it must send that.
 //

@@ -2,6 +2,7 @@ package wkinspector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -71,7 +72,8 @@ func (c *Conn) CollectGarbage(ctx context.Context, worker string) error {
 
 // EnablePage enables the Page domain, which stays enabled: the bootstrap
 // script and the frames' execution contexts need it. Enabling it twice is
-// an error in WebKit; here it is not.
+// an error in WebKit; here it is not (a backend PrepareBackends enabled it
+// on answers so).
 func (c *Conn) EnablePage(ctx context.Context) error {
 	c.mu.Lock()
 	on := c.pageOn
@@ -79,7 +81,8 @@ func (c *Conn) EnablePage(ctx context.Context) error {
 	if on {
 		return nil
 	}
-	if err := c.Call(ctx, "Page.enable", nil, nil); err != nil {
+	var ierr *Error
+	if err := c.Call(ctx, "Page.enable", nil, nil); err != nil && !(errors.As(err, &ierr) && ierr.Message == "Page domain already enabled") {
 		return err
 	}
 	c.mu.Lock()

@@ -21,9 +21,12 @@ import (
 // the target numbers in pages: a listing, and per page a socket whose
 // backend answers Runtime.evaluate with the expression, Heap.snapshot from
 // workers with their id, fails "Fail.me", ignores "Hang.me" and, for
-// "Nav.swap", swaps to a new backend target.
+// "Nav.swap", swaps to a new backend target: at once, or, after
+// Target.setPauseOnStart, once Target.resume lets the new target (paused)
+// go on, noting the methods the paused target got (prepared).
 type fakeInspector struct {
 	mu        sync.Mutex
+	prepared  []string
 	pages     map[int]bool
 	automaton int
 	opened    atomic.Int32 // automation target opened
@@ -79,6 +82,8 @@ func (f *fakeInspector) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	page := fmt.Sprintf("page-%d", n)
+	var provisional string
+	pauseOnStart := false
 	send := func(v any) { b, _ := json.Marshal(v); ws.WriteMessage(websocket.TextMessage, b) }
 	send(map[string]any{"method": "Target.targetCreated", "params": map[string]any{"targetInfo": map[string]any{"targetId": page, "type": "page"}}})
 	for {
@@ -88,9 +93,40 @@ func (f *fakeInspector) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		var outer struct {
 			ID     int64
-			Params struct{ TargetID, Message string }
+			Method string
+			Params struct {
+				TargetID, Message string
+				PauseOnStart      bool
+			}
 		}
 		json.Unmarshal(data, &outer)
+		switch outer.Method {
+		case "Target.setPauseOnStart":
+			pauseOnStart = outer.Params.PauseOnStart
+			send(map[string]any{"id": outer.ID, "result": map[string]any{}})
+			continue
+		case "Target.resume":
+			send(map[string]any{"id": outer.ID, "result": map[string]any{}})
+			if outer.Params.TargetID == provisional {
+				send(map[string]any{"method": "Target.didCommitProvisionalTarget", "params": map[string]any{"oldTargetId": page, "newTargetId": provisional}})
+				page, provisional = provisional, ""
+			}
+			continue
+		}
+		if provisional != "" && outer.Params.TargetID == provisional {
+			var in struct {
+				ID     int64
+				Method string
+			}
+			json.Unmarshal([]byte(outer.Params.Message), &in)
+			f.mu.Lock()
+			f.prepared = append(f.prepared, in.Method)
+			f.mu.Unlock()
+			send(map[string]any{"id": outer.ID, "result": map[string]any{}})
+			b, _ := json.Marshal(map[string]any{"id": in.ID, "result": map[string]any{}})
+			send(map[string]any{"method": "Target.dispatchMessageFromTarget", "params": map[string]any{"targetId": provisional, "message": string(b)}})
+			continue
+		}
 		if outer.Params.TargetID != page {
 			send(map[string]any{"id": outer.ID, "error": map[string]any{"code": -32601, "message": "Missing target for given targetId"}})
 			continue
@@ -115,7 +151,14 @@ func (f *fakeInspector) serve(w http.ResponseWriter, r *http.Request) {
 			reply(map[string]any{"id": in.ID, "error": map[string]any{"code": -32000, "message": "failed as asked"}})
 		case "Hang.me":
 		case "Nav.swap":
-			page += "-swapped"
+			next := page + "-swapped"
+			if pauseOnStart {
+				provisional = next
+				send(map[string]any{"method": "Target.targetCreated", "params": map[string]any{"targetInfo": map[string]any{"targetId": next, "type": "page", "isProvisional": true, "isPaused": true}}})
+				reply(map[string]any{"id": in.ID, "result": map[string]any{}})
+				continue
+			}
+			page = next
 			send(map[string]any{"method": "Target.targetCreated", "params": map[string]any{"targetInfo": map[string]any{"targetId": page, "type": "page", "isProvisional": true}}})
 			send(map[string]any{"method": "Target.didCommitProvisionalTarget", "params": map[string]any{"oldTargetId": "x", "newTargetId": page}})
 			reply(map[string]any{"id": in.ID, "result": map[string]any{}})
@@ -257,5 +300,47 @@ func TestPipelineAndSwapEvent(t *testing.T) {
 		assert.Assert(t, strings.Contains(p, "page-1-swapped"), p)
 	case <-time.After(5 * time.Second):
 		t.Fatal("no commit event")
+	}
+}
+
+// A navigation to a new process waits, paused, until the prepared
+// commands (each once, in order) have reached the new backend; then it
+// commits, and the page's commands go to the new backend.
+func TestPrepareBackends(t *testing.T) {
+	f := newFake(t, 2, 1)
+	ctx := context.Background()
+	c, err := Dial(ctx, f.addr(), "/socket/1/1/WebPage", time.Second)
+	assert.NilError(t, err)
+	defer c.Close()
+	failed := make(chan error, 4)
+	assert.NilError(t, c.PrepareBackends(ctx, func(err error) { failed <- err },
+		Command{Method: "Page.enable"}, Command{Method: "Page.setBootstrapScript", Params: map[string]any{"source": "1"}}))
+	assert.NilError(t, c.PrepareBackends(ctx, nil,
+		Command{Method: "Page.enable"}, Command{Method: "ScriptProfiler.startTracking", Params: map[string]any{"includeSamples": true}}))
+
+	commits := make(chan string, 4)
+	defer c.Subscribe(func(e Event) {
+		if e.Method == "Target.didCommitProvisionalTarget" {
+			commits <- string(e.Params)
+		}
+	})()
+	assert.NilError(t, c.Call(ctx, "Nav.swap", nil, nil))
+	select {
+	case p := <-commits:
+		assert.Assert(t, strings.Contains(p, `"newTargetId":"page-1-swapped"`), p)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the paused target was never resumed")
+	}
+	f.mu.Lock()
+	got := strings.Join(f.prepared, " ")
+	f.mu.Unlock()
+	assert.Equal(t, got, "Page.enable Page.setBootstrapScript ScriptProfiler.startTracking")
+	var v string
+	assert.NilError(t, c.Evaluate(ctx, "after", &v)) // reaches the committed backend
+	assert.Equal(t, v, "after")
+	select {
+	case err := <-failed:
+		t.Fatalf("preparing failed: %v", err)
+	default:
 	}
 }
