@@ -240,4 +240,24 @@
 // inspector lacks: no allocation recording at all, and collection events
 // without sizes and with times of 0 (measured on WebKitGTK 2.50.6, with and
 // without a Timeline recording).
+//
+// # Leak check
+//
+// leaks/start and leaks/stop (leaks.go) take JavaScriptCore heap
+// snapshots of the page's VM (each after a full collection), read with
+// their edges and written in V8's vocabulary (leaks.FromJSC), so the
+// verdict follows the same rules as on Chromium. What the snapshots do
+// not say, the page is asked in one Runtime.evaluate, along paths of data
+// properties and elements from the current global object (the one the
+// window proxy points to; older documents' globals may still be in the
+// heap): the sizes of Maps and Sets, and whether the DOM nodes made since
+// the start are connected, and their selectors. A Map or a detached node
+// that only a closure holds is not asked about: the Map's growth is not
+// seen, and the node counts as an object of its class. Handles to the
+// cells (Heap.getRemoteObject) would reach them all, but WebKitGTK 2.50.6
+// hangs the page on them (measured: no reply from the sixth on, nor to
+// any later command, in every run). Event listeners are the window's and
+// the document's (DOM.getEventListenersForNode on the document). createdFrom
+// is null: JavaScriptCore keeps no allocation stacks. A navigation between
+// start and stop is told by the document's time origin.
 package webkitgtk

@@ -82,6 +82,7 @@ var (
 	_ engine.GarbageCollector  = (*Engine)(nil)
 	_ engine.HeapSource        = (*Engine)(nil)
 	_ engine.LiveObjectTracker = (*Engine)(nil)
+	_ engine.LeakTracker       = (*Engine)(nil)
 	_ engine.Explainer         = (*Engine)(nil)
 	_ engine.Sampler           = (*Walker)(nil)
 )

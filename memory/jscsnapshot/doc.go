@@ -42,9 +42,13 @@
 // debugger, not the inspector), has seven fields per node, two of them
 // address strings, and "roots" and "labels" tables; Read rejects it.
 //
-// Edges, sorted by fromId, name nodes by id. Read checks their shape but
-// keeps only their number: a census needs none, and a comparison of two
-// snapshots needs only the node ids.
+// Edges, sorted by fromId, name nodes by id: [fromId, toId, typeIndex,
+// data], where data indexes "edgeNames" for Property and Variable edges
+// and is the index of an Index edge. Read checks their shape but keeps
+// only their number: a census needs none, and a comparison of two
+// snapshots needs only the node ids. ReadGraph keeps them too, resolved
+// to node ordinals (Snapshot.Edges), for what follows references (the
+// leak check's retainer paths).
 //
 // Read keeps one column per node field, 21 bytes a node. It decodes with
 // encoding/json, which holds one top-level member's JSON at a time (the

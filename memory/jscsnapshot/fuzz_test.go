@@ -76,5 +76,21 @@ func FuzzRead(f *testing.F) {
 		if err != nil || s2.NodeCount() != s.NodeCount() || s2.TotalEdges() != s.TotalEdges() {
 			t.Fatalf("one byte at a time: %v", err)
 		}
+		// ReadGraph accepts less (edges must resolve), and whatever it
+		// accepts has as many edges as Read counted, each in range.
+		if g, err := ReadGraph(bytes.NewReader(data)); err == nil {
+			edges := 0
+			for i := range g.NodeCount() {
+				for e := range g.Edges(i) {
+					if e.To < 0 || e.To >= g.NodeCount() {
+						t.Fatalf("edge to %d of %d nodes", e.To, g.NodeCount())
+					}
+					edges++
+				}
+			}
+			if edges != s.TotalEdges() {
+				t.Fatalf("ReadGraph has %d edges, Read counted %d", edges, s.TotalEdges())
+			}
+		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // Read parses a JavaScriptCore heap snapshot from r. Members may come in any
@@ -17,7 +18,18 @@ import (
 //
 // Read stops at the first error without draining r.
 func Read(r io.Reader) (*Snapshot, error) {
-	d := &decoder{dec: json.NewDecoder(r), s: &Snapshot{}, seen: map[string]bool{}}
+	return read(r, false)
+}
+
+// ReadGraph is Read keeping the edges too (Snapshot.Edges), for what
+// follows references (retainer paths): 13 bytes an edge more, and edges
+// must name nodes of the snapshot, with types and names in range.
+func ReadGraph(r io.Reader) (*Snapshot, error) {
+	return read(r, true)
+}
+
+func read(r io.Reader, graph bool) (*Snapshot, error) {
+	d := &decoder{dec: json.NewDecoder(r), s: &Snapshot{}, seen: map[string]bool{}, graph: graph}
 	if err := d.read(); err != nil {
 		return nil, fmt.Errorf("jscsnapshot: %w", err)
 	}
@@ -34,6 +46,9 @@ type decoder struct {
 	dec  *json.Decoder
 	s    *Snapshot
 	seen map[string]bool
+
+	graph bool
+	raw   rawEdges // the edges as the file gives them, with graph
 }
 
 func (d *decoder) read() error {
@@ -74,7 +89,7 @@ func (d *decoder) token() (json.Token, error) {
 
 func (d *decoder) member(key string) error {
 	switch key {
-	case "version", "type", "nodes", "nodeClassNames", "edges":
+	case "version", "type", "nodes", "nodeClassNames", "edges", "edgeTypes", "edgeNames":
 		if d.seen[key] {
 			return fmt.Errorf("duplicate %q", key)
 		}
@@ -101,7 +116,11 @@ func (d *decoder) member(key string) error {
 			err = errors.New("nodeClassNames is not an array")
 		}
 	case "edges":
-		err = d.dec.Decode(&edges{d.s})
+		err = d.dec.Decode(&edges{d.s, d.rawOrNil()})
+	case "edgeTypes":
+		err = d.dec.Decode(&d.s.edgeTypes)
+	case "edgeNames":
+		err = d.dec.Decode(&d.s.edgeNames)
 	default:
 		var skip json.RawMessage
 		err = d.dec.Decode(&skip)
@@ -128,6 +147,78 @@ func (d *decoder) finish() error {
 	for c, name := range s.classNames {
 		s.notObject[c] = notObjectClasses[name]
 	}
+	if d.graph {
+		return d.link()
+	}
+	return nil
+}
+
+func (d *decoder) rawOrNil() *rawEdges {
+	if d.graph {
+		return &d.raw
+	}
+	return nil
+}
+
+// rawEdges are the edges as the file gives them: nodes named by id.
+type rawEdges struct {
+	from, to []uint64
+	typ      []uint8
+	data     []uint32
+}
+
+// link resolves the raw edges to node ordinals, grouped by the node they
+// leave, and checks their types and names.
+func (d *decoder) link() error {
+	s, raw := d.s, &d.raw
+	ordinal := make(map[uint64]uint32, len(s.id))
+	for i, id := range s.id {
+		if _, dup := ordinal[id]; dup {
+			return fmt.Errorf("two nodes have id %d", id)
+		}
+		ordinal[id] = uint32(i)
+	}
+	named := make([]bool, len(s.edgeTypes)) // edge types whose data indexes edgeNames
+	for t, name := range s.edgeTypes {
+		named[t] = name == "Property" || name == "Variable"
+	}
+	n := len(raw.typ)
+	s.firstEdge = make([]uint32, len(s.id)+1)
+	from := make([]uint32, n)
+	for k := range n {
+		f, ok := ordinal[raw.from[k]]
+		if !ok {
+			return fmt.Errorf("edge %d leaves node id %d, which is not in the snapshot", k, raw.from[k])
+		}
+		if int(raw.typ[k]) >= len(s.edgeTypes) {
+			return fmt.Errorf("edge %d: type index %d out of range (%d edgeTypes)", k, raw.typ[k], len(s.edgeTypes))
+		}
+		if named[raw.typ[k]] && int(raw.data[k]) >= len(s.edgeNames) {
+			return fmt.Errorf("edge %d: name index %d out of range (%d edgeNames)", k, raw.data[k], len(s.edgeNames))
+		}
+		from[k] = f
+		s.firstEdge[f+1]++
+	}
+	for i := range len(s.id) {
+		s.firstEdge[i+1] += s.firstEdge[i]
+	}
+	// A counting sort by the node an edge leaves, stable: the file's
+	// order within a node is kept.
+	next := slices.Clone(s.firstEdge[:len(s.id)])
+	s.edgeTo = make([]uint32, n)
+	s.edgeType = make([]uint8, n)
+	s.edgeData = make([]uint32, n)
+	for k := range n {
+		to, ok := ordinal[raw.to[k]]
+		if !ok {
+			return fmt.Errorf("edge %d points to node id %d, which is not in the snapshot", k, raw.to[k])
+		}
+		j := next[from[k]]
+		next[from[k]]++
+		s.edgeTo[j], s.edgeType[j], s.edgeData[j] = to, raw.typ[k], raw.data[k]
+	}
+	s.edgeNamed = named
+	d.raw = rawEdges{}
 	return nil
 }
 
@@ -169,11 +260,39 @@ func (n nodes) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// edges checks the "edges" array and counts the edges.
-type edges struct{ s *Snapshot }
+// edges checks the "edges" array and counts the edges, keeping them in
+// raw when it is not nil.
+type edges struct {
+	s   *Snapshot
+	raw *rawEdges
+}
 
 func (e edges) UnmarshalJSON(data []byte) error {
-	count, err := uints(data, "edges", func(int, uint64) error { return nil })
+	keep := func(int, uint64) error { return nil }
+	if r := e.raw; r != nil {
+		c := capacity(data) / edgeFields
+		*r = rawEdges{make([]uint64, 0, c), make([]uint64, 0, c), make([]uint8, 0, c), make([]uint32, 0, c)}
+		keep = func(k int, v uint64) error {
+			switch k % edgeFields {
+			case 0:
+				r.from = append(r.from, v)
+			case 1:
+				r.to = append(r.to, v)
+			case 2:
+				if v > math.MaxUint8 {
+					return fmt.Errorf("edges[%d]: type index %d out of range", k, v)
+				}
+				r.typ = append(r.typ, uint8(v))
+			case 3:
+				if v > math.MaxUint32 {
+					return fmt.Errorf("edges[%d]: data %d out of range", k, v)
+				}
+				r.data = append(r.data, uint32(v))
+			}
+			return nil
+		}
+	}
+	count, err := uints(data, "edges", keep)
 	if err == nil && count%edgeFields != 0 {
 		err = fmt.Errorf("edges has %d numbers, not a multiple of %d (from, to, type, data)", count, edgeFields)
 	}

@@ -234,3 +234,71 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// ReadGraph keeps the edges: the real snapshot's window.foos is an Array
+// of 1000 Foo, reached from the page's global object.
+func TestReadGraph(t *testing.T) {
+	data, err := os.ReadFile(minibrowser)
+	assert.NilError(t, err)
+	s, err := ReadGraph(bytes.NewReader(data))
+	assert.NilError(t, err)
+	assert.Equal(t, s.NodeCount(), 5507)
+	assert.Check(t, s.HasEdges())
+	edges := 0
+	foos := -1
+	for i := range s.NodeCount() {
+		for e := range s.Edges(i) {
+			edges++
+			if e.Type == "Property" && e.Name == "foos" && s.ClassName(i) == "Window" {
+				foos = e.To
+			}
+		}
+	}
+	assert.Equal(t, edges, s.TotalEdges())
+	assert.Assert(t, foos > 0, "no Window.foos")
+	assert.Equal(t, s.ClassName(foos), "Array")
+	seen := map[int]bool{}
+	for e := range s.Edges(foos) {
+		if e.Type == "Index" {
+			assert.Equal(t, s.ClassName(e.To), "Foo")
+			assert.Equal(t, e.Name, "")
+			seen[e.Index] = true
+		} else {
+			assert.Equal(t, e.Index, -1)
+		}
+	}
+	assert.Equal(t, len(seen), 1000)
+	assert.Check(t, seen[0] && seen[999])
+
+	// Read keeps none.
+	s, err = Read(bytes.NewReader(data))
+	assert.NilError(t, err)
+	assert.Check(t, !s.HasEdges())
+	for range s.Edges(0) {
+		t.Fatal("an edge without ReadGraph")
+	}
+}
+
+func TestReadGraphErrors(t *testing.T) {
+	const head = `{"version":3,"nodes":[0,0,0,0,7,16,1,0],"nodeClassNames":["<root>","Foo"],"edgeTypes":["Internal","Property","Index","Variable"],"edgeNames":["x"],`
+	for _, c := range []struct{ in, err string }{
+		{head + `"edges":[0,9,0,0]}`, "edge 0 points to node id 9, which is not in the snapshot"},
+		{head + `"edges":[9,7,0,0]}`, "edge 0 leaves node id 9, which is not in the snapshot"},
+		{head + `"edges":[0,7,4,0]}`, "edge 0: type index 4 out of range (4 edgeTypes)"},
+		{head + `"edges":[0,7,1,1]}`, "edge 0: name index 1 out of range (1 edgeNames)"},
+		{head + `"edges":[0,7,300,0]}`, "edges[2]: type index 300 out of range"},
+		{`{"version":3,"nodes":[0,0,0,0,0,0,0,0],"nodeClassNames":["<root>"],"edges":[]}`, "two nodes have id 0"},
+		{`{"version":3,"nodes":[0,0,0,0],"nodeClassNames":["<root>"],"edges":[0,0,0,0]}`, "edge 0: type index 0 out of range (0 edgeTypes)"},
+	} {
+		_, err := ReadGraph(strings.NewReader(c.in))
+		assert.ErrorContains(t, err, c.err, c.in)
+	}
+	// Edges may come before the nodes; an Index edge's data is its index.
+	s, err := ReadGraph(strings.NewReader(`{"edges":[0,7,2,5,0,7,3,0],"edgeNames":["v"],"version":3,"nodes":[0,0,0,0,7,16,1,0],"nodeClassNames":["<root>","Foo"],"edgeTypes":["Internal","Property","Index","Variable"]}`))
+	assert.NilError(t, err)
+	var got []Edge
+	for e := range s.Edges(0) {
+		got = append(got, e)
+	}
+	assert.DeepEqual(t, got, []Edge{{Type: "Index", Index: 5, To: 1}, {Type: "Variable", Name: "v", Index: -1, To: 1}})
+}

@@ -1,5 +1,7 @@
 package jscsnapshot
 
+import "iter"
+
 // Snapshot is a parsed JavaScriptCore heap snapshot. Nodes are numbered
 // 0..NodeCount()-1 in file order; node 0 is the "<root>". A Snapshot is
 // read-only and safe for concurrent use.
@@ -15,6 +17,57 @@ type Snapshot struct {
 	flags []Flags
 
 	edges int
+
+	edgeTypes []string // "edgeTypes": "Internal", "Property", "Index", "Variable"
+	edgeNames []string // "edgeNames"
+
+	// The edges, kept by ReadGraph only, grouped by the node they leave:
+	// node i owns [firstEdge[i], firstEdge[i+1]).
+	firstEdge []uint32
+	edgeTo    []uint32 // node ordinal
+	edgeType  []uint8  // index into edgeTypes
+	edgeData  []uint32 // index into edgeNames for named types, else the index or 0
+	edgeNamed []bool   // by type: its data indexes edgeNames
+}
+
+// Edge is one reference of the heap graph.
+type Edge struct {
+	// Type is JSC's edge type: "Internal" (a reference JavaScript cannot
+	// name), "Property", "Index" (an array element) or "Variable" (a
+	// closure's or scope's variable).
+	Type string
+	// Name is the property or variable name; "" for other types.
+	Name string
+	// Index is an Index edge's index; -1 for other types.
+	Index int
+	// To is the node the edge points to.
+	To int
+}
+
+// HasEdges reports whether the snapshot kept its edges (ReadGraph).
+func (s *Snapshot) HasEdges() bool { return s.firstEdge != nil }
+
+// Edges returns the edges leaving node i, in the file's order; none when
+// the snapshot was read without them (Read).
+func (s *Snapshot) Edges(i int) iter.Seq[Edge] {
+	return func(yield func(Edge) bool) {
+		if s.firstEdge == nil {
+			return
+		}
+		for k := s.firstEdge[i]; k < s.firstEdge[i+1]; k++ {
+			t := s.edgeType[k]
+			e := Edge{Type: s.edgeTypes[t], Index: -1, To: int(s.edgeTo[k])}
+			switch {
+			case s.edgeNamed[t]:
+				e.Name = s.edgeNames[s.edgeData[k]]
+			case e.Type == "Index":
+				e.Index = int(s.edgeData[k])
+			}
+			if !yield(e) {
+				return
+			}
+		}
+	}
 }
 
 // Flags are a node's flags, JSC's NodeFlags.

@@ -27,8 +27,20 @@ type env struct {
 func start(t *testing.T) *env {
 	t.Helper()
 	e := e2e.Start(t, leakcheck.Register)
+	return session(t, e.URL, nil)
+}
+
+// startWebKitGTK is start on WebKitGTK.
+func startWebKitGTK(t *testing.T) *env {
+	t.Helper()
+	e := e2e.StartWebKitGTK(t, leakcheck.Register)
+	return session(t, e.URL, e2e.WebKitCapabilities())
+}
+
+func session(t *testing.T, url string, caps selenium.Capabilities) *env {
+	t.Helper()
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, e.URL, nil)
+	wd := e2e.Session(t, url, caps)
 	c, err := wdclient.For(wd)
 	assert.NilError(t, err)
 	return &env{pages: pages, wd: wd, c: c}
@@ -154,4 +166,34 @@ func TestLeakCheckDeterministic(t *testing.T) {
 		assert.DeepEqual(t, r.Leaks, []wire.Leak{})
 		assert.Assert(t, r.Leaks != nil, "run %d of 5 on the clean page: null, not []", run+1)
 	}
+}
+
+// The planted leaks on WebKitGTK: the same groups, counts and paths, with
+// no creation sites (JavaScriptCore keeps no allocation stacks).
+const leakyVerdictWebKit = `objects "Foo" 15/3 by Window → store (property) → Array → Foo from null
+detached-dom "HTMLDivElement div.dialog" 5/1 by Window → dialogs (property) → Array → HTMLDivElement div.dialog from null
+collection "Window.cache (Map)" 10/2 by Window → cache (property) → Map from null
+event-listeners "Window resize" 5/1 by  from null
+`
+
+func TestLeakCheckWebKitGTK(t *testing.T) {
+	e := startWebKitGTK(t)
+	for run := range 20 {
+		r := e.check(t, "leaky.html")
+		assert.Equal(t, verdict(r), leakyVerdictWebKit, "run %d of 20", run+1)
+		for _, l := range r.Leaks {
+			assert.Assert(t, l.CreatedFrom == nil, "%+v", l)
+		}
+	}
+	for run := range 5 {
+		r := e.check(t, "clean.html")
+		assert.DeepEqual(t, r.Leaks, []wire.Leak{})
+		assert.Assert(t, r.Leaks != nil, "run %d of 5 on the clean page", run+1)
+	}
+	// A navigation between start and stop loses the baseline.
+	e.open(t, "leaky.html")
+	assert.NilError(t, wdclient.LeakStart(e.wd))
+	e.open(t, "clean.html")
+	_, err := wdclient.LeakStop(e.wd, iterations)
+	assert.ErrorContains(t, wdError(t, err), "navigated or reloaded since leaks/start")
 }

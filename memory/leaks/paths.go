@@ -103,6 +103,10 @@ func (p *paths) bfs(sources []int, follow func(*heapsnapshot.Snapshot, heapsnaps
 	}
 }
 
+// fromPage tells a node the search from the page's global objects
+// reached.
+func (p *paths) fromPage(i int) bool { return p.rank[i] >= 0 && p.rank[i] < p.pageSearch }
+
 // representative is the member the search reached first, so one with
 // the shortest path; unreached members come last, the lowest heap object
 // id among them.
