@@ -86,9 +86,9 @@ type LiveObjectTracking interface {
 }
 
 // LeakTracker runs a leak check (package memory/leaks) in the current
-// page: StartLeaks collects garbage, keeps a baseline of the heap and
-// starts recording allocation sites; the tracking's Stop compares the
-// heap after the client's iterations with the baseline.
+// page: StartLeaks collects garbage, keeps a baseline of the heap and,
+// where the engine can, starts recording allocation sites; the tracking's
+// Stop compares the heap after the client's iterations with the baseline.
 type LeakTracker interface {
 	StartLeaks(ctx context.Context) (LeakTracking, error)
 }

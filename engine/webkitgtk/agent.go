@@ -139,6 +139,7 @@ type agent struct {
 	scripts     map[string]bool
 	scriptOrder []string
 	since       float64 // the stopwatch time tracking (re)started at; -1: not known
+	prepared    bool    // PrepareBackends asked for
 }
 
 type policy struct {
@@ -169,6 +170,14 @@ type stackFrame struct {
 func (a *agent) event(e wkinspector.Event) {
 	if e.Worker != "" {
 		return
+	}
+	switch e.Method {
+	case "ScriptProfiler.trackingStart", "ScriptProfiler.trackingComplete":
+		// A new backend's, prepared before the page moves to it, would
+		// be taken for the current one's by a drain meanwhile.
+		if e.Target != a.conn.Page() {
+			return
+		}
 	}
 	switch e.Method {
 	case "ScriptProfiler.trackingStart":
@@ -274,12 +283,17 @@ func (a *agent) arm() {
 			// new backend, so that its document's first scripts are
 			// sampled (Page.enable starts the stopwatch that samples
 			// are timed by; until then they have timestamp 0), and its
-			// response's Document-Policy is heard. Asked again at every
-			// arming: it costs nothing once asked.
-			return a.conn.PrepareBackends(ctx, func(err error) {
+			// response's Document-Policy is heard. Asked once: the
+			// connection keeps it across backends.
+			if a.prepared {
+				return nil
+			}
+			err := a.conn.PrepareBackends(ctx, func(err error) {
 				a.log.Warn("preparing a page's new web process for the Profiler polyfill", "err", err)
 			}, wkinspector.Command{Method: "Page.enable"}, wkinspector.Command{Method: "Network.enable"},
 				wkinspector.Command{Method: "ScriptProfiler.startTracking", Params: map[string]any{"includeSamples": true}})
+			a.prepared = err == nil
+			return err
 		},
 		func() error {
 			if _, err := a.conn.FrameContexts(ctx); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +38,7 @@ type webkitLeaks struct {
 	origin   float64
 	baseline *leaks.Summary
 	ids      map[uint64]bool // the baseline's cells
+	measured leaks.Entries   // the collections measured at the start
 	before   []leaks.Listener
 }
 
@@ -63,6 +66,7 @@ func (e *Engine) StartLeaks(ctx context.Context) (engine.LeakTracking, error) {
 		}
 		step = "measuring the page's Maps and Sets"
 		sizes, err := collectionSizes(ctx, page, js, nil)
+		l.measured = sizes
 		if err != nil {
 			return err
 		}
@@ -112,7 +116,8 @@ func (l *webkitLeaks) Stop(ctx context.Context, iterations int) (wire.LeakReport
 			return err
 		}
 		step = "measuring the page's Maps and Sets"
-		if sizes, err = collectionSizes(ctx, page, js, l.ids); err != nil {
+		measured := func(id uint64) bool { _, ok := l.measured[uint32(id)]; return ok }
+		if sizes, err = collectionSizes(ctx, page, js, measured); err != nil {
 			return err
 		}
 		step = "asking the page about new DOM nodes"
@@ -148,14 +153,15 @@ func leakSnapshot(ctx context.Context, page *wkinspector.Conn) (*jscsnapshot.Sna
 }
 
 // collectionSizes asks the page the size of each Map and Set of the
-// latest snapshot js (of those among keep, when keep is not nil: a
-// collection the baseline lacks is not compared) that a path of data
+// latest snapshot js (of those keep accepts, when keep is not nil: a
+// collection not measured at the start is not compared, as its size in
+// JSC's snapshot, no entries, is no measure) that a path of data
 // properties and elements reaches from the global object (see
 // globalPaths); the others are not compared.
-func collectionSizes(ctx context.Context, page *wkinspector.Conn, js *jscsnapshot.Snapshot, keep map[uint64]bool) (leaks.Entries, error) {
+func collectionSizes(ctx context.Context, page *wkinspector.Conn, js *jscsnapshot.Snapshot, keep func(id uint64) bool) (leaks.Entries, error) {
 	paths := globalPaths(js, func(i int) bool {
 		c := js.ClassName(i)
-		return (c == "Map" || c == "Set") && js.IsObject(i) && (keep == nil || keep[js.ID(i)])
+		return (c == "Map" || c == "Set") && js.IsObject(i) && (keep == nil || keep(js.ID(i)))
 	})
 	// Told apart without an exception where it can be: a first TypeError
 	// in the page makes JavaScriptCore create its constructor and
@@ -165,14 +171,14 @@ func collectionSizes(ctx context.Context, page *wkinspector.Conn, js *jscsnapsho
   if (!(x instanceof Map || x instanceof Set)) return -1;
   try { return x.size } catch { return -1 }
 }`
-	sizes, err := askAlong[int](ctx, page, paths, size)
+	sizes, err := askAlong[*int](ctx, page, paths, size)
 	if err != nil {
 		return nil, err
 	}
 	out := make(leaks.Entries, len(paths))
 	for k, p := range paths {
-		if sizes[k] >= 0 {
-			out[uint32(js.ID(p.node))] = sizes[k]
+		if sizes[k] != nil && *sizes[k] >= 0 {
+			out[uint32(js.ID(p.node))] = *sizes[k]
 		}
 	}
 	return out, nil
@@ -207,39 +213,62 @@ func newDOMNodes(ctx context.Context, page *wkinspector.Conn, js *jscsnapshot.Sn
 }
 
 // globalPath is a JavaScript expression that reaches a node of a heap
-// snapshot from the page's global object.
+// snapshot from the page's main world.
 type globalPath struct {
 	node int
-	expr string // appended to globalThis: ?.["a"]?.[3]
+	expr string // globalThis?.["a"]?.[3], or a global let or const: cache?.["b"]
 }
 
+// identifier matches the names a global let or const can have that an
+// expression can name as they are.
+var identifier = regexp.MustCompile(`^[\p{L}_$][\p{L}\p{N}_$]*$`)
+
 // globalPaths finds, for the nodes want accepts, the shortest path from
-// the current global object (a Window) through data properties and array
-// elements
-// only: evaluating it runs no page code (no getter, which JSC shows as a
+// the current global object (a Window), or one of its global let and
+// const bindings, through data properties and array elements only:
+// evaluating it runs no page code (no getter, which JSC shows as a
 // GetterSetter cell, and no Proxy, whose traps could run), and does not
 // go through closures, which no expression can enter. The page is asked
 // along these paths rather than through the inspector's handles to the
 // cells: WebKitGTK 2.50.6 hangs the page on Heap.getRemoteObject
 // (measured: no reply from the sixth call on, nor to any later command
-// of the page, in every run).
+// of the page, in every run). Every frame has a global; a path that two
+// nodes share (window.cache in the page and in a frame) names neither
+// for sure, and is left out.
 func globalPaths(js *jscsnapshot.Snapshot, want func(i int) bool) []globalPath {
 	n := js.NodeCount()
 	expr := make([]string, n)
 	seen := make([]bool, n)
+	var queue []int
+	visit := func(i int, e string) {
+		seen[i] = true
+		expr[i] = e
+		queue = append(queue, i)
+	}
 	// From the globals the window proxies point to: a previous
 	// document's global may still be in the heap, with the same property
 	// names (measured: the Map at window.cache of the page before the
 	// reload), and its paths would name the current document's objects.
-	var queue []int
 	for i := range n {
 		if js.ClassName(i) != "JSWindowProxy" {
 			continue
 		}
 		for e := range js.Edges(i) {
 			if js.ClassName(e.To) == "Window" && !seen[e.To] {
-				seen[e.To] = true
-				queue = append(queue, e.To)
+				visit(e.To, "globalThis")
+			}
+		}
+	}
+	// Then their global let and const bindings.
+	for _, w := range slices.Clone(queue) {
+		for e := range js.Edges(w) {
+			if e.Type != "Internal" || js.ClassName(e.To) != "JSGlobalLexicalEnvironment" {
+				continue
+			}
+			for v := range js.Edges(e.To) {
+				if v.Type == "Variable" && identifier.MatchString(v.Name) && !seen[v.To] && js.IsObject(v.To) {
+					visit(v.To, v.Name)
+				}
 			}
 		}
 	}
@@ -258,22 +287,20 @@ func globalPaths(js *jscsnapshot.Snapshot, want func(i int) bool) []globalPath {
 			if seen[e.To] || !js.IsObject(e.To) {
 				continue
 			}
-			var step string
 			switch {
 			case e.Type == "Property" && !strings.HasPrefix(e.Name, "Symbol."):
 				b, _ := json.Marshal(e.Name)
-				step = "?.[" + string(b) + "]"
+				visit(e.To, expr[i]+"?.["+string(b)+"]")
 			case e.Type == "Index":
-				step = "?.[" + strconv.Itoa(e.Index) + "]"
-			default:
-				continue
+				visit(e.To, expr[i]+"?.["+strconv.Itoa(e.Index)+"]")
 			}
-			seen[e.To] = true
-			expr[e.To] = expr[i] + step
-			queue = append(queue, e.To)
 		}
 	}
-	return out
+	shared := map[string]int{}
+	for _, p := range out {
+		shared[p.expr]++
+	}
+	return slices.DeleteFunc(out, func(p globalPath) bool { return shared[p.expr] > 1 })
 }
 
 // askAlong evaluates, in the page's main world, fn on the value at the
@@ -282,15 +309,14 @@ func askAlong[T any](ctx context.Context, page *wkinspector.Conn, paths []global
 	if len(paths) == 0 {
 		return nil, nil
 	}
+	// A plain loop, a try for each path: a global let read before its
+	// declaration ran throws.
 	var b strings.Builder
-	b.WriteString("(() => { const f = " + fn + ";\nreturn [")
-	for k, p := range paths {
-		if k > 0 {
-			b.WriteString(",\n")
-		}
-		b.WriteString("() => globalThis" + p.expr)
+	b.WriteString("(() => { const f = " + fn + ", out = [];\n")
+	for _, p := range paths {
+		b.WriteString("try { out.push(f(" + p.expr + ")) } catch { out.push(null) }\n")
 	}
-	b.WriteString("].map(g => f(g())); })()")
+	b.WriteString("return out; })()")
 	var out []T
 	if err := page.Evaluate(ctx, b.String(), &out); err != nil {
 		return nil, err

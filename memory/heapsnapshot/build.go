@@ -3,6 +3,7 @@ package heapsnapshot
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -57,7 +58,7 @@ func (b *Builder) Edge(from int, typ, name string, index int, to int) error {
 	case from < 0 || from >= n || to < 0 || to >= n:
 		return fmt.Errorf("heapsnapshot: edge %d → %d of %d nodes", from, to, n)
 	case typ == "element" || typ == "hidden":
-		if index < 0 || index > 1<<32-1 {
+		if index < 0 || int64(index) > math.MaxUint32 {
 			return fmt.Errorf("heapsnapshot: %s edge index %d out of range", typ, index)
 		}
 		b.edges = append(b.edges, builtEdge{uint32(from), uint32(to), uint8(t), uint32(index)})

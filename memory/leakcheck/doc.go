@@ -4,8 +4,9 @@
 // to a server:
 //
 //   - POST /session/{id}/wdext/memory/leaks/start {"targets": "page"} →
-//     null: a full garbage collection in the page's isolate, a baseline
-//     heap snapshot, and allocation sites recorded from then on.
+//     null: a full garbage collection in the page's isolate (VM), a
+//     baseline heap snapshot, and allocation sites recorded from then on
+//     where the engine can (Chromium).
 //     "targets" may be left out; "all" (frames and workers) is
 //     "unsupported operation" for now.
 //   - The client runs its scenario N times.

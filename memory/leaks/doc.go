@@ -1,6 +1,7 @@
 // Package leaks owns wdext's leak check verdict: given a heap before a
 // scenario ran N times and the heap after (both V8 heap snapshots read by
-// memory/heapsnapshot, after a full GC), and the event listeners an
+// memory/heapsnapshot, or JavaScriptCore's through FromJSC, after a full
+// GC), and the event listeners an
 // engine counted at both ends, Find says what leaks, who holds it and
 // where it was made (wire.LeakReport). Of the heap before (and of
 // memlab's target), it needs only a Summary (Summarize: the heap object
@@ -73,8 +74,9 @@
 // WebKitGTK 2.50.6, each of which made a page without leaks report one
 // in about 1 run of 10: JSC's collector scans stacks conservatively, so
 // garbage that a stale stack word keeps can outlive the final collection
-// (PageOnly: only what a path from the page's globals reaches counts);
-// and JSC makes the prototypes of built-in constructors on first use (a
-// first exception makes TypeError's), which FromJSC counts as V8's
-// hidden nodes.
+// (PageOnly: only what a path from the page's globals reaches counts, so
+// an object only an engine-internal cell holds, a promise reaction say,
+// is not counted there); and JSC makes the prototypes of built-in
+// constructors on first use (a first exception makes TypeError's), which
+// FromJSC names "(prototype)", a name no group counts.
 package leaks

@@ -39,7 +39,7 @@ type Entries map[uint32]int
 //     or detached (2, and named "HTMLDivElement div.dialog" after its
 //     class and selector);
 //   - prototype objects (a function's prototype, Symbol.unscopables) are
-//     "hidden" (see prototypes);
+//     objects named "(prototype)", which no group counts (see prototypes);
 //   - Property, Index, Variable and Internal edges are V8's "property",
 //     "element", "context" and "internal" edges; a Map's or Set's
 //     internal edge to its storage is named "table", as in V8.
@@ -58,7 +58,7 @@ func FromJSC(js *jscsnapshot.Snapshot, dom map[uint64]DOMNode) (*heapsnapshot.Sn
 		}
 		typ, name, det := jscNode(js, i, dom)
 		if protos[i] && typ == "object" {
-			typ = "hidden"
+			name = "(prototype)" // not grouped, not a collection (objectClass)
 		}
 		if _, err := b.Node(typ, name, uint32(id), js.SelfSize(i), det); err != nil {
 			return nil, err

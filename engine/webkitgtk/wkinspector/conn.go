@@ -44,6 +44,9 @@ type message struct {
 // (Target.targetCreated, Target.didCommitProvisionalTarget: a new
 // backend, whose agents start disabled).
 type Event struct {
+	// Target is the backend target the event comes from: the page's, or
+	// a new one PrepareBackends prepares before the page moves to it.
+	Target string
 	Worker string
 	Method string
 	Params json.RawMessage
@@ -177,7 +180,10 @@ func (c *Conn) dispatch(m *message) {
 		if p.TargetInfo.Type == "page" && !p.TargetInfo.IsProvisional {
 			c.setPage(p.TargetInfo.TargetID)
 		}
-		if p.TargetInfo.IsPaused {
+		c.mu.Lock()
+		ours := c.pausing // another frontend's pause is its own to end
+		c.mu.Unlock()
+		if p.TargetInfo.IsPaused && ours {
 			c.prepareAndResume(p.TargetInfo.TargetID, p.TargetInfo.Type == "page")
 		}
 		c.emit(Event{Method: m.Method, Params: m.Params})
@@ -200,12 +206,12 @@ func (c *Conn) dispatch(m *message) {
 		if json.Unmarshal(m.Params, &p) != nil || json.Unmarshal([]byte(p.Message), &inner) != nil {
 			return
 		}
-		c.inner(&inner)
+		c.inner(p.TargetID, &inner)
 	}
 }
 
-// inner handles a message of the page backend.
-func (c *Conn) inner(m *message) {
+// inner handles a message of a page backend (target).
+func (c *Conn) inner(target string, m *message) {
 	if m.Method == "Worker.dispatchMessageFromWorker" {
 		var p struct {
 			WorkerID string `json:"workerId"`
@@ -216,13 +222,15 @@ func (c *Conn) inner(m *message) {
 			return
 		}
 		if w.Method != "" {
-			c.emit(Event{Worker: p.WorkerID, Method: w.Method, Params: w.Params})
+			c.emit(Event{Target: target, Worker: p.WorkerID, Method: w.Method, Params: w.Params})
 			return
 		}
 		m = &w
 	} else if m.Method != "" {
-		c.track(m)
-		c.emit(Event{Method: m.Method, Params: m.Params})
+		if c.Page() == target {
+			c.track(m) // a new backend's state is its own
+		}
+		c.emit(Event{Target: target, Method: m.Method, Params: m.Params})
 		return
 	}
 	c.reply(m)
@@ -298,6 +306,13 @@ func (c *Conn) reply(m *message) {
 		ch <- m
 		delete(c.pending, id)
 	}
+}
+
+// Page is the backend target the page's commands go to.
+func (c *Conn) Page() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.page
 }
 
 func (c *Conn) setPage(id string) {

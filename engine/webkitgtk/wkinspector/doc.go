@@ -34,9 +34,11 @@
 // Target.didCommitProvisionalTarget (a new backend, whose domains are all
 // off). What a new backend needs before its document runs (the bootstrap
 // script, the sampling profiler) Conn.PrepareBackends sends it while the
-// navigation waits (Target.setPauseOnStart, then Target.resume). With the Worker domain enabled, WebKit holds every new dedicated
-// worker before its script until Worker.initialized is sent for it
-// (measured on WebKitGTK 2.50.6): whoever enables it must send that.
+// navigation waits (Target.setPauseOnStart, then Target.resume); its
+// events come before the page moves to it, each Event naming its target.
+// With the Worker domain enabled, WebKit holds every new dedicated worker
+// before its script until Worker.initialized is sent for it (measured on
+// WebKitGTK 2.50.6): whoever enables it must send that.
 //
 // The protocol's types are written out here for the few commands wdext
 // uses: there is no maintained Go package of the Web Inspector protocol.
