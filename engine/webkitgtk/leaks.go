@@ -37,8 +37,7 @@ type webkitLeaks struct {
 	page     *wkinspector.Conn
 	origin   float64
 	baseline *leaks.Summary
-	ids      map[uint64]bool // the baseline's cells
-	measured leaks.Entries   // the collections measured at the start
+	measured leaks.Entries // the collections measured at the start
 	before   []leaks.Listener
 }
 
@@ -76,10 +75,6 @@ func (e *Engine) StartLeaks(ctx context.Context) (engine.LeakTracking, error) {
 			return err
 		}
 		l.baseline = leaks.SummarizeEntries(snap, sizes)
-		l.ids = make(map[uint64]bool, js.NodeCount())
-		for i := range js.NodeCount() {
-			l.ids[js.ID(i)] = true
-		}
 		return nil
 	}()
 	if err != nil {
@@ -121,7 +116,7 @@ func (l *webkitLeaks) Stop(ctx context.Context, iterations int) (wire.LeakReport
 			return err
 		}
 		step = "asking the page about new DOM nodes"
-		dom, err := newDOMNodes(ctx, page, js, l.ids)
+		dom, err := newDOMNodes(ctx, page, js, l.baseline)
 		if err != nil {
 			return err
 		}
@@ -185,13 +180,13 @@ func collectionSizes(ctx context.Context, page *wkinspector.Conn, js *jscsnapsho
 }
 
 // newDOMNodes asks the page about the DOM nodes whose wrappers the latest
-// snapshot js has and the baseline (ids) lacked, those a path of data
+// snapshot js has and the baseline lacked, those a path of data
 // properties and elements reaches from the global object: connected or
 // not, and their selectors. A node only a closure or the document holds
 // is not asked about.
-func newDOMNodes(ctx context.Context, page *wkinspector.Conn, js *jscsnapshot.Snapshot, ids map[uint64]bool) (map[uint64]leaks.DOMNode, error) {
+func newDOMNodes(ctx context.Context, page *wkinspector.Conn, js *jscsnapshot.Snapshot, baseline *leaks.Summary) (map[uint64]leaks.DOMNode, error) {
 	paths := globalPaths(js, func(i int) bool {
-		return js.Flags(i)&jscsnapshot.ElementSubtype != 0 && !ids[js.ID(i)]
+		return js.Flags(i)&jscsnapshot.ElementSubtype != 0 && !baseline.Has(uint32(js.ID(i)))
 	})
 	const describe = `n => n instanceof Node ? [!n.isConnected, n instanceof Element
   ? n.localName + (n.id ? "#" + n.id : "") + Array.from(n.classList, c => "." + c).join("")

@@ -63,7 +63,7 @@ func Find(in Input) (wire.LeakReport, error) {
 	f := in.Final
 	isNew := func(i int) bool {
 		id := f.ID(i)
-		return !in.Baseline.has(id) && (in.Target == nil || in.Target.has(id))
+		return !in.Baseline.Has(id) && (in.Target == nil || in.Target.Has(id))
 	}
 	grows := func(delta int64) bool { return delta >= int64(n) && delta%int64(n) == 0 }
 	// The retainer paths on another core, while this one groups the new
@@ -348,7 +348,9 @@ func (p *summaryPart) summarize(s *heapsnapshot.Snapshot, sizes Entries, lo, hi 
 // countedBlock is the size of summaryPart's blocks.
 const countedBlock = 1 << 14
 
-func (m *Summary) has(id uint32) bool {
+// Has reports whether the summarised heap had an object of heap object id
+// id.
+func (m *Summary) Has(id uint32) bool {
 	if m.dense {
 		return int(id/64) < len(m.idBits) && m.idBits[id/64]&(1<<(id%64)) != 0
 	}

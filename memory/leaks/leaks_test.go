@@ -350,8 +350,8 @@ func TestSummaryUnsortedIDs(t *testing.T) {
 	}
 	m := Summarize(build(t, &g))
 	for _, id := range []uint32{1, 91, 7, 55, 3} {
-		assert.Assert(t, m.has(id), id)
+		assert.Assert(t, m.Has(id), id)
 	}
-	assert.Assert(t, !m.has(5) && !m.has(100))
+	assert.Assert(t, !m.Has(5) && !m.Has(100))
 	assert.Equal(t, m.bytes, int64(32))
 }
