@@ -42,7 +42,8 @@ type Entries map[uint32]int
 //     objects named "(prototype)", which no group counts (see prototypes);
 //   - Property, Index, Variable and Internal edges are V8's "property",
 //     "element", "context" and "internal" edges; a Map's or Set's
-//     internal edge to its storage is named "table", as in V8.
+//     internal edge to its storage is named "table", and an internal
+//     edge to a scope "context", as in V8.
 //
 // JSC keeps no allocation stacks, so the result has no trace node ids.
 func FromJSC(js *jscsnapshot.Snapshot, dom map[uint64]DOMNode) (*heapsnapshot.Snapshot, error) {
@@ -77,8 +78,11 @@ func FromJSC(js *jscsnapshot.Snapshot, dom map[uint64]DOMNode) (*heapsnapshot.Sn
 				err = b.Edge(i, "context", e.Name, -1, e.To)
 			default:
 				name := ""
-				if (class == "Map" || class == "Set") && js.ClassName(e.To) != "Structure" {
+				switch to := js.ClassName(e.To); {
+				case (class == "Map" || class == "Set") && to != "Structure":
 					name = "table"
+				case isScope(to):
+					name = "context" // as V8 names a closure's scope
 				}
 				err = b.Edge(i, "internal", name, -1, e.To)
 			}
@@ -88,6 +92,12 @@ func FromJSC(js *jscsnapshot.Snapshot, dom map[uint64]DOMNode) (*heapsnapshot.Sn
 		}
 	}
 	return b.Snapshot(), nil
+}
+
+// isScope tells JSC's scope classes (JSLexicalEnvironment,
+// JSGlobalLexicalEnvironment, …Scope), V8's contexts.
+func isScope(class string) bool {
+	return strings.HasSuffix(class, "Environment") || strings.HasSuffix(class, "Scope")
 }
 
 // prototypes are the nodes that are a function's prototype object or a
@@ -132,7 +142,7 @@ func jscNode(js *jscsnapshot.Snapshot, i int, dom map[uint64]DOMNode) (typ, name
 		return "hidden", class, 0
 	case strings.HasSuffix(class, "Function"):
 		return "closure", class, 0
-	case strings.HasSuffix(class, "Environment") || strings.HasSuffix(class, "Scope"):
+	case isScope(class):
 		return "object", "system / Context", 0
 	}
 	if n, ok := dom[js.ID(i)]; ok {
