@@ -45,9 +45,11 @@ func forceTimed(t *testing.T, wd selenium.WebDriver) (*webdriver.Error, time.Dur
 // the browser's Tracing.start, and wdext finds it before it asks.
 func TestForceSampleBadPage(t *testing.T) {
 	env := e2e.Start(t, forcesample.Register)
-	// The busy page says when its loop starts (a synchronous request just
-	// before it): on a loaded machine its timer may fire late, and a
-	// force that came first would rightly succeed.
+	// The busy page says when its loop starts (a beacon, which the browser
+	// sends while the page's main thread loops): on a loaded machine its
+	// timer may fire late, and a force that came first would rightly
+	// succeed. (A synchronous XHR said so too early: a force could
+	// complete while the page waited for its reply, measured in CI.)
 	started := make(chan struct{}, 1)
 	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{"/busy-started": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -65,7 +67,7 @@ func TestForceSampleBadPage(t *testing.T) {
 			// Busy for 15 s, not forever: a page in an endless loop
 			// holds chromedriver's Delete Session for minutes.
 			_, err := wd.ExecuteScript(`setTimeout(() => {
-				const x = new XMLHttpRequest(); x.open("POST", "/busy-started", false); x.send();
+				navigator.sendBeacon("/busy-started");
 				const end = Date.now() + 15000; while (Date.now() < end) {}
 			}, 10)`, nil)
 			assert.NilError(t, err)

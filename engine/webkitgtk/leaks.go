@@ -211,7 +211,7 @@ func newDOMNodes(ctx context.Context, page *wkinspector.Conn, js *jscsnapshot.Sn
 // snapshot from the page's main world.
 type globalPath struct {
 	node int
-	expr string // globalThis?.["a"]?.[3], or a global let or const: cache?.["b"]
+	expr string // own(own(globalThis, "a"), 3), or from a global let or const: own(cache, "b")
 }
 
 // identifier matches the names a global let or const can have that an
@@ -285,9 +285,9 @@ func globalPaths(js *jscsnapshot.Snapshot, want func(i int) bool) []globalPath {
 			switch {
 			case e.Type == "Property" && !strings.HasPrefix(e.Name, "Symbol."):
 				b, _ := json.Marshal(e.Name)
-				visit(e.To, expr[i]+"?.["+string(b)+"]")
+				visit(e.To, "own("+expr[i]+", "+string(b)+")")
 			case e.Type == "Index":
-				visit(e.To, expr[i]+"?.["+strconv.Itoa(e.Index)+"]")
+				visit(e.To, "own("+expr[i]+", "+strconv.Itoa(e.Index)+")")
 			}
 		}
 	}
@@ -299,7 +299,9 @@ func globalPaths(js *jscsnapshot.Snapshot, want func(i int) bool) []globalPath {
 }
 
 // askAlong evaluates, in the page's main world, fn on the value at the
-// end of each path, in one Runtime.evaluate, and returns its answers.
+// end of each path, in one Runtime.evaluate, and returns its answers. A
+// step reads an own data property only (own): the page may have made
+// it an accessor since the snapshot, and a getter is page code.
 func askAlong[T any](ctx context.Context, page *wkinspector.Conn, paths []globalPath, fn string) ([]T, error) {
 	if len(paths) == 0 {
 		return nil, nil
@@ -307,7 +309,8 @@ func askAlong[T any](ctx context.Context, page *wkinspector.Conn, paths []global
 	// A plain loop, a try for each path: a global let read before its
 	// declaration ran throws.
 	var b strings.Builder
-	b.WriteString("(() => { const f = " + fn + ", out = [];\n")
+	b.WriteString("(() => { const f = " + fn + ", out = [], describe = Object.getOwnPropertyDescriptor;\n")
+	b.WriteString("const own = (o, k) => { const d = o != null && (typeof o === \"object\" || typeof o === \"function\") ? describe(o, k) : undefined; return d && \"value\" in d ? d.value : undefined; };\n")
 	for _, p := range paths {
 		b.WriteString("try { out.push(f(" + p.expr + ")) } catch { out.push(null) }\n")
 	}

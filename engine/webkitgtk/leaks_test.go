@@ -33,9 +33,9 @@ func TestGlobalPaths(t *testing.T) {
 		got[js.ID(p.node)] = p.expr
 	}
 	assert.DeepEqual(t, got, map[uint64]string{
-		5:  `globalThis?.["cache"]`,
-		6:  `globalThis?.["list"]?.[2]`,
-		10: `globalThis?.["cache"]?.["a \"quoted\" name"]`,
+		5:  `own(globalThis, "cache")`,
+		6:  `own(own(globalThis, "list"), 2)`,
+		10: `own(own(globalThis, "cache"), "a \"quoted\" name")`,
 		12: `lexMap`,
 	})
 }
