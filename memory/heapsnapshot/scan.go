@@ -227,6 +227,25 @@ func (s *scanner) openArray() (empty bool, err error) {
 	return true, nil
 }
 
+// separator reads the separator after an element or member: true past a
+// comma, false past the closing bracket; anything else is an error naming
+// the container.
+func (s *scanner) separator(closing byte, container string) (bool, error) {
+	c, err := s.peek()
+	if err != nil {
+		return false, err
+	}
+	switch c {
+	case ',':
+		s.pos++
+		return true, nil
+	case closing:
+		s.pos++
+		return false, nil
+	}
+	return false, s.errorf("want ',' or '%c' in %s, got %q", closing, container, c)
+}
+
 // array reads a JSON array, calling elem with the scanner positioned at each
 // element, which elem must consume.
 func (s *scanner) array(elem func() error) error {
@@ -237,18 +256,9 @@ func (s *scanner) array(elem func() error) error {
 		if err := elem(); err != nil {
 			return err
 		}
-		c, err := s.peek()
-		if err != nil {
+		more, err := s.separator(']', "array")
+		if !more || err != nil {
 			return err
-		}
-		s.pos++
-		switch c {
-		case ',':
-		case ']':
-			return nil
-		default:
-			s.pos--
-			return s.errorf("want ',' or ']' in array, got %q", c)
 		}
 	}
 }
@@ -344,14 +354,11 @@ func (s *scanner) records(n int, out sink) (int, error) {
 			s.pos++
 			continue
 		}
-		c, err := s.peek()
+		more, err := s.separator(']', "array")
 		if err != nil {
 			return 0, err
 		}
-		s.pos++
-		switch c {
-		case ',':
-		case ']':
+		if !more {
 			if len(r.batch)%n != 0 {
 				return 0, s.errorf("array ends inside a record of %d integers", n)
 			}
@@ -359,9 +366,6 @@ func (s *scanner) records(n int, out sink) (int, error) {
 				return 0, err
 			}
 			return r.done, nil
-		default:
-			s.pos--
-			return 0, s.errorf("want ',' or ']' in array, got %q", c)
 		}
 	}
 }
@@ -581,18 +585,9 @@ func (s *scanner) object(member func(key string) error) error {
 		if err := member(key); err != nil {
 			return err
 		}
-		c, err := s.peek()
-		if err != nil {
+		more, err := s.separator('}', "object")
+		if !more || err != nil {
 			return err
-		}
-		s.pos++
-		switch c {
-		case ',':
-		case '}':
-			return nil
-		default:
-			s.pos--
-			return s.errorf("want ',' or '}' in object, got %q", c)
 		}
 	}
 }
@@ -623,18 +618,9 @@ func (s *scanner) strings(f func(string)) error {
 			return err
 		}
 		f(v)
-		c, err := s.peek()
-		if err != nil {
+		more, err := s.separator(']', "array")
+		if !more || err != nil {
 			return err
-		}
-		s.pos++
-		switch c {
-		case ',':
-		case ']':
-			return nil
-		default:
-			s.pos--
-			return s.errorf("want ',' or ']' in array, got %q", c)
 		}
 	}
 }

@@ -288,18 +288,28 @@ func TestPipelineAndSwapEvent(t *testing.T) {
 	assert.Equal(t, a.Result.Value, "a")
 	assert.Equal(t, b.Result.Value, "b")
 
+	p := swap(t, c, "no commit event")
+	assert.Assert(t, strings.Contains(p, "page-1-swapped"), p)
+}
+
+// swap asks the fake for a navigation to a new backend and returns the
+// commit event's params; without one within 5 s the test fails, saying
+// none.
+func swap(t *testing.T, c *Conn, none string) string {
+	t.Helper()
 	commits := make(chan string, 4)
 	defer c.Subscribe(func(e Event) {
 		if e.Method == "Target.didCommitProvisionalTarget" {
 			commits <- string(e.Params)
 		}
 	})()
-	assert.NilError(t, c.Call(ctx, "Nav.swap", nil, nil))
+	assert.NilError(t, c.Call(context.Background(), "Nav.swap", nil, nil))
 	select {
 	case p := <-commits:
-		assert.Assert(t, strings.Contains(p, "page-1-swapped"), p)
+		return p
 	case <-time.After(5 * time.Second):
-		t.Fatal("no commit event")
+		t.Fatal(none)
+		return ""
 	}
 }
 
@@ -318,19 +328,8 @@ func TestPrepareBackends(t *testing.T) {
 	assert.NilError(t, c.PrepareBackends(ctx, nil,
 		Command{Method: "Page.enable"}, Command{Method: "ScriptProfiler.startTracking", Params: map[string]any{"includeSamples": true}}))
 
-	commits := make(chan string, 4)
-	defer c.Subscribe(func(e Event) {
-		if e.Method == "Target.didCommitProvisionalTarget" {
-			commits <- string(e.Params)
-		}
-	})()
-	assert.NilError(t, c.Call(ctx, "Nav.swap", nil, nil))
-	select {
-	case p := <-commits:
-		assert.Assert(t, strings.Contains(p, `"newTargetId":"page-1-swapped"`), p)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the paused target was never resumed")
-	}
+	p := swap(t, c, "the paused target was never resumed")
+	assert.Assert(t, strings.Contains(p, `"newTargetId":"page-1-swapped"`), p)
 	f.mu.Lock()
 	got := strings.Join(f.prepared, " ")
 	f.mu.Unlock()
