@@ -83,7 +83,7 @@ func (e *Engine) heap(b *cdp.Browser, t *target.Info) engine.Heap {
 		}
 		var snap *heapsnapshot.Snapshot
 		err = e.onPage(ctx, b, ts.s, t, func(ctx context.Context) (err error) {
-			snap, err = takeSnapshot(ctx, ts)
+			snap, err = takeSnapshot(ctx, ts, heapsnapshot.ReadNodes)
 			return err
 		})
 		if err != nil {

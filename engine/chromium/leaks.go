@@ -54,7 +54,7 @@ func (e *Engine) StartLeaks(ctx context.Context) (_ engine.LeakTracking, err err
 			return err
 		}
 		step = "taking the baseline heap snapshot"
-		snap, err := takeSnapshot(ctx, ts)
+		snap, err := takeSnapshot(ctx, ts, heapsnapshot.Read)
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakRep
 			return err
 		}
 		step = "taking the final heap snapshot"
-		if final, err = streamSnapshot(ctx, ts, func(ctx context.Context) error { return stopTracking(ctx, ts) }); err != nil {
+		if final, err = streamSnapshot(ctx, ts, heapsnapshot.Read, func(ctx context.Context) error { return stopTracking(ctx, ts) }); err != nil {
 			return err
 		}
 		// After the snapshot, which gave every live object its heap
@@ -137,7 +137,7 @@ func stopTracking(ctx context.Context, ts *targetSession) error {
 // abandon stops the tracker of a check that cannot finish; the snapshot
 // that stopping sends is read and dropped.
 func (l *leakTracking) abandon(ctx context.Context) {
-	streamSnapshot(ctx, l.ts, func(ctx context.Context) error { return stopTracking(ctx, l.ts) })
+	streamSnapshot(ctx, l.ts, heapsnapshot.Read, func(ctx context.Context) error { return stopTracking(ctx, l.ts) })
 }
 
 // timeOrigin is the page's performance.timeOrigin: a new document (a

@@ -48,7 +48,7 @@ func (l *liveTracking) Stop(ctx context.Context) (_ wire.LiveObjects, err error)
 	ts := l.ts
 	var snap *heapsnapshot.Snapshot
 	err = l.e.onPage(ctx, ts.b, ts.s, l.page, func(ctx context.Context) (err error) {
-		snap, err = streamSnapshot(ctx, ts, func(ctx context.Context) error {
+		snap, err = streamSnapshot(ctx, ts, heapsnapshot.ReadNodes, func(ctx context.Context) error {
 			_, err := cdproto.Call(ctx, ts.s, heapprofiler.StopTrackingHeapObjects, heapprofiler.StopTrackingHeapObjectsParams{
 				ReportProgress:      &no,
 				CaptureNumericValue: &no,

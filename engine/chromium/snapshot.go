@@ -15,10 +15,15 @@ import (
 
 var no = false
 
+// A snapshotReader reads a streamed snapshot: heapsnapshot.Read for a
+// caller that walks the graph, heapsnapshot.ReadNodes, in half the memory,
+// for one that counts nodes.
+type snapshotReader func(io.Reader) (*heapsnapshot.Snapshot, error)
+
 // takeSnapshot takes a heap snapshot of the target's isolate (V8 collects
-// garbage first) and reads it as it streams in.
-func takeSnapshot(ctx context.Context, ts *targetSession) (*heapsnapshot.Snapshot, error) {
-	return streamSnapshot(ctx, ts, func(ctx context.Context) error {
+// garbage first) and reads it with read as it streams in.
+func takeSnapshot(ctx context.Context, ts *targetSession, read snapshotReader) (*heapsnapshot.Snapshot, error) {
+	return streamSnapshot(ctx, ts, read, func(ctx context.Context) error {
 		_, err := cdproto.Call(ctx, ts.s, heapprofiler.TakeHeapSnapshot, heapprofiler.TakeHeapSnapshotParams{
 			ReportProgress:      &no,
 			CaptureNumericValue: &no,
@@ -31,11 +36,11 @@ func takeSnapshot(ctx context.Context, ts *targetSession) (*heapsnapshot.Snapsho
 // streamSnapshot runs take, a command that makes the target send a heap
 // snapshot as HeapProfiler.addHeapSnapshotChunk events before it replies
 // (takeHeapSnapshot, stopTrackingHeapObjects), and parses the chunks with
-// heapsnapshot.Read as they arrive, through a pipe: the JSON is never held
+// read as they arrive, through a pipe: the JSON is never held
 // whole. The chunks are ~1 MB each and the connection buffers 1024 events
 // per subscriber, far more than the reader ever falls behind; a chunk the
 // connection dropped anyway would make the JSON malformed, an error.
-func streamSnapshot(ctx context.Context, ts *targetSession, take func(context.Context) error) (*heapsnapshot.Snapshot, error) {
+func streamSnapshot(ctx context.Context, ts *targetSession, read snapshotReader, take func(context.Context) error) (*heapsnapshot.Snapshot, error) {
 	ts.snap.Lock()
 	defer ts.snap.Unlock()
 
@@ -49,7 +54,7 @@ func streamSnapshot(ctx context.Context, ts *targetSession, take func(context.Co
 	}
 	done := make(chan parsed, 1)
 	go func() { // owned here: waited for below
-		s, err := heapsnapshot.Read(pr)
+		s, err := read(pr)
 		if err != nil {
 			pr.CloseWithError(err) // release the feeder
 		}

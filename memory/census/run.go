@@ -59,7 +59,7 @@ func ReadHeap(r io.Reader) (Heap, error) {
 	if f, ok := r.(stater); ok {
 		in = statReader{br, f} // heapsnapshot.Read sizes its columns with it
 	}
-	s, err := heapsnapshot.Read(in)
+	s, err := heapsnapshot.ReadNodes(in) // a census counts nodes only
 	if err != nil {
 		return nil, err
 	}

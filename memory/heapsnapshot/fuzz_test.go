@@ -11,7 +11,8 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzRead checks that Read never panics or hangs, accepts only valid JSON,
+// FuzzRead checks that Read never panics or hangs, accepts only valid JSON
+// (and what ReadNodes accepts),
 // decodes strings as encoding/json does, and that a snapshot it accepts
 // can be walked entirely through the accessors.
 func FuzzRead(f *testing.F) {
@@ -31,9 +32,17 @@ func FuzzRead(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Read(bytes.NewReader(data))
+		nodes, nodesErr := ReadNodes(bytes.NewReader(data))
+		if (err == nil) != (nodesErr == nil) {
+			t.Fatalf("Read: %v; ReadNodes: %v", err, nodesErr)
+		}
 		if err != nil {
 			return
 		}
+		if nodes.NodeCount() != s.NodeCount() || nodes.TotalEdges() != 0 {
+			t.Fatalf("ReadNodes: %d nodes, %d edges; Read: %d nodes", nodes.NodeCount(), nodes.TotalEdges(), s.NodeCount())
+		}
+		walk(nodes)
 		if !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON")
 		}

@@ -81,6 +81,36 @@ func TestReadSmall(t *testing.T) {
 	assert.Check(t, !ok)
 }
 
+// ReadNodes gives the same nodes as Read, and their edge counts, without
+// their edges.
+func TestReadNodes(t *testing.T) {
+	for _, name := range []string{"small.heapsnapshot", "reordered.heapsnapshot", "traced.heapsnapshot"} {
+		s, data := readFile(t, name)
+		nodes, err := ReadNodes(bytes.NewReader(data))
+		assert.NilError(t, err)
+		assert.Equal(t, nodes.TotalEdges(), 0)
+		want, got := dump(s), dumpNodes(nodes)
+		for i := range want {
+			assert.Equal(t, nodes.EdgeCount(i), len(want[i].Edges))
+			want[i].Edges = nil
+		}
+		assert.DeepEqual(t, got, want)
+	}
+}
+
+// dumpNodes is dump for a snapshot ReadNodes read: no edges.
+func dumpNodes(s *Snapshot) []node {
+	ns := make([]node, s.NodeCount())
+	for i := range ns {
+		ns[i] = node{Type: s.Type(i), Name: s.Name(i), ID: s.ID(i), Size: s.SelfSize(i), Trace: s.TraceNodeID(i)}
+		ns[i].Class, ns[i].IsObject = s.ClassName(i)
+		for range s.Edges(i) {
+			panic("ReadNodes kept an edge")
+		}
+	}
+	return ns
+}
+
 // The reordered file has the same graph as small.heapsnapshot, with other
 // node and edge field orders, other type name orders, an extra node field,
 // "strings" first, edges before nodes and unknown keys.
@@ -163,6 +193,8 @@ func TestReadMalformed(t *testing.T) {
 		return strings.Replace(string(data), old, new, 1)
 	}
 	deep := `{"x":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`
+	// ReadNodes keeps no edge to tell which one is wrong.
+	nodesWant := map[string]string{"edge name range": "edge's name 99 out of range of 23 strings"}
 	for _, tc := range []struct{ name, in, want string }{
 		{"empty", "", "unexpected EOF"},
 		{"not an object", "[]", `want '{', got '['`},
@@ -203,6 +235,13 @@ func TestReadMalformed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Read(strings.NewReader(tc.in))
 			assert.ErrorContains(t, err, tc.want)
+			// ReadNodes refuses all the same.
+			want, ok := nodesWant[tc.name]
+			if !ok {
+				want = tc.want
+			}
+			_, err = ReadNodes(strings.NewReader(tc.in))
+			assert.ErrorContains(t, err, want)
 		})
 	}
 }

@@ -135,9 +135,12 @@ type Edge struct {
 	To    int    // the node the edge points to
 }
 
-// Edges returns the edges leaving node i.
+// Edges returns the edges leaving node i (none from ReadNodes).
 func (s *Snapshot) Edges(i int) iter.Seq[Edge] {
 	return func(yield func(Edge) bool) {
+		if len(s.edgeType) == 0 {
+			return // ReadNodes kept none
+		}
 		for e := s.firstEdge[i]; e < s.firstEdge[i+1]; e++ {
 			if !yield(s.edge(int(e))) {
 				return
