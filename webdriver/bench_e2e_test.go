@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -92,7 +95,9 @@ func BenchmarkExecuteSync(b *testing.B) {
 // wdext deployed: `wdext serve --upstream` in a process of its own, in
 // front of the same chromedriver as a session addressed directly; two
 // sessions, so two browsers, one call each in turn (which goes first
-// rotating). It reports the same p50 and p99 figures and ratios.
+// rotating). It reports the same p50 and p99 figures and ratios, and what
+// the wdext process spent per call: CPU time and context switches (all
+// its threads, from /proc).
 func BenchmarkExecuteSyncServe(b *testing.B) {
 	env := e2e.Start(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -101,15 +106,54 @@ func BenchmarkExecuteSyncServe(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	base := serveProcess(b, "--upstream", in.URL.String())
+	base, pid := serveProcess(b, "--upstream", in.URL.String())
 	// A remote upstream gets no machine defaults: both ask for them.
 	viaID, _ := newWire(b, base, false).newSession(withMachineDefaults(newSessionBody(nil)))
 	directID, _ := newWire(b, in.URL.String(), false).newSession(withMachineDefaults(newSessionBody(nil)))
 
 	direct := newExecuteSync(in.URL.String(), directID)
 	via := newExecuteSync(base, viaID)
+	before := threadStats(b, pid)
 	interleave(b, direct, via)
+	after := threadStats(b, pid)
 	reportRatios(b, direct, via, "")
+	calls := float64(b.N + warmUpRounds)
+	b.ReportMetric(float64(after.cpu-before.cpu)/float64(time.Microsecond)/calls, "wdext-cpu-us/call")
+	b.ReportMetric(float64(after.switches-before.switches)/calls, "wdext-ctxsw/call")
+}
+
+// procStats are a process's CPU time and context switches so far, summed
+// over its threads.
+type procStats struct {
+	cpu      time.Duration
+	switches int64
+}
+
+// threadStats reads pid's stats from /proc/PID/task/*/{schedstat,status}
+// (the Go runtime keeps its threads, so none is lost between two reads).
+func threadStats(b *testing.B, pid int) procStats {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+	if err != nil || len(tasks) == 0 {
+		b.Fatalf("threads of %d: %v", pid, err)
+	}
+	var st procStats
+	for _, task := range tasks {
+		sched, err1 := os.ReadFile(task + "/schedstat")
+		status, err2 := os.ReadFile(task + "/status")
+		if err1 != nil || err2 != nil {
+			continue // the thread just ended
+		}
+		var ns int64
+		fmt.Sscan(string(sched), &ns)
+		st.cpu += time.Duration(ns)
+		for _, line := range strings.Split(string(status), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				st.switches += n
+			}
+		}
+	}
+	return st
 }
 
 func newExecuteSync(base, id string) *executeSync {
@@ -119,11 +163,14 @@ func newExecuteSync(base, id string) *executeSync {
 	}
 }
 
+// warmUpRounds are the untimed rounds interleave starts with.
+const warmUpRounds = 50
+
 // interleave warms all up, then times b.N rounds of one call each, who
 // goes first rotating; it leaves each one's latencies sorted.
 func interleave(b *testing.B, all ...*executeSync) {
 	// Warm up: connections, the script path in the renderer.
-	for i := 0; i < 50; i++ {
+	for i := 0; i < warmUpRounds; i++ {
 		for _, e := range all {
 			e.once(b)
 		}
@@ -205,8 +252,8 @@ func tcpRelay(b *testing.B, addr string) string {
 
 // serveProcess runs `wdext serve --port 0` with args, built from this
 // checkout (or the binary $WDEXT_BENCH_WDEXT names, to compare builds),
-// until the benchmark ends, and returns its base URL.
-func serveProcess(b *testing.B, args ...string) string {
+// until the benchmark ends, and returns its base URL and process id.
+func serveProcess(b *testing.B, args ...string) (string, int) {
 	bin := os.Getenv("WDEXT_BENCH_WDEXT")
 	if bin == "" {
 		bin = filepath.Join(b.TempDir(), "wdext")
@@ -250,14 +297,14 @@ func serveProcess(b *testing.B, args ...string) string {
 	})
 	select {
 	case u := <-found:
-		return u
+		return u, cmd.Process.Pid
 	case err := <-exited:
 		exited <- err
 		b.Fatalf("wdext serve exited before serving: %v", err)
 	case <-time.After(60 * time.Second):
 		b.Fatal("wdext serve did not say where it serves")
 	}
-	return ""
+	return "", 0
 }
 
 var servingURL = regexp.MustCompile(`msg="wdext serving" url=(http://\S+)`)
