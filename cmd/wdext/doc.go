@@ -2,8 +2,10 @@
 //
 //	wdext serve [flags]               serve WebDriver in front of chromedriver (or --upstream)
 //	wdext wpt [flags] PATHS...        run WPT-style testharness.js suites through wdext
-//	wdext census [--breakdown JSON] FILE.heapsnapshot
-//	                                  take a Debugger.Memory-style census of a saved snapshot
+//	wdext setup                       install testharness.js for wdext wpt, once per user
+//	wdext census [--breakdown JSON] FILE
+//	                                  take a Debugger.Memory-style census of a saved V8 or
+//	                                  JavaScriptCore snapshot
 //	wdext leaks --baseline B [--target T] --final F [--iterations N] [--json]
 //	                                  find leaks in saved V8 snapshots (memlab's three-snapshot method)
 //	wdext report KIND [-o FILE] FILE...
