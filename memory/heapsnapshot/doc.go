@@ -15,7 +15,8 @@
 // needs (node type, name, id, self size, trace node id, detachedness; edge
 // type, name, target), about 18 bytes per node (self sizes in 32 bits,
 // the rare larger ones aside) and 9 per edge, less than the JSON they come
-// from; ReadNodes, for a census, checks the edges but keeps none. It allocates nothing per node, nor per string (strings share
+// from; ReadNodes, for a census, checks the edges but keeps none. It
+// allocates nothing per node, nor per string (strings share
 // blocks), and sizes the columns from the header's counts, trusted as far
 // as the input read so far (or the file's size) vouches for them. With
 // more than one core, it reads "nodes" and "edges" a megabyte at a time,

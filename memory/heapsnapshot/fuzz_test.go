@@ -11,10 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzRead checks that Read never panics or hangs, accepts only valid JSON
-// (and what ReadNodes accepts),
-// decodes strings as encoding/json does, and that a snapshot it accepts
-// can be walked entirely through the accessors.
+// FuzzRead checks that Read never panics or hangs, accepts only valid JSON,
+// accepts what ReadNodes accepts, decodes strings as encoding/json does,
+// and that a snapshot it accepts can be walked entirely through the
+// accessors.
 func FuzzRead(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.heapsnapshot")
 	for _, name := range files {

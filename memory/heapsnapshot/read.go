@@ -101,9 +101,9 @@ type decoder struct {
 	fnErr, traceErr       error // reported only if the array is non-empty
 	traceIDs              []uint32
 	maxName               atomic.Uint32 // the highest string index nodes and edges use
-	// With nodesOnly, edges are checked and counted but not kept: ends
-	// bounds what they point to (one past the highest target and string
-	// index) for finish to check.
+	// With nodesOnly, edges are checked and counted but not kept;
+	// edgeToEnd and nameEnd are one past the highest target and string
+	// index they use, for finish to check.
 	nodesOnly          bool
 	edgesRead          int
 	edgeToEnd, nameEnd atomic.Uint64
