@@ -97,7 +97,9 @@ func BenchmarkExecuteSync(b *testing.B) {
 // sessions, so two browsers, one call each in turn (which goes first
 // rotating). It reports the same p50 and p99 figures and ratios, and what
 // the wdext process spent per call: CPU time and context switches (all
-// its threads, from /proc).
+// its threads, from /proc). A third session goes through httpRelay, the
+// least an HTTP-aware hop can do, in a process of its own: its ratios and
+// costs (http-relay-) are the floor for wdext's.
 func BenchmarkExecuteSyncServe(b *testing.B) {
 	env := e2e.Start(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -107,19 +109,53 @@ func BenchmarkExecuteSyncServe(b *testing.B) {
 		b.Fatal(err)
 	}
 	base, pid := serveProcess(b, "--upstream", in.URL.String())
-	// A remote upstream gets no machine defaults: both ask for them.
+	relay, relayPID := relayProcess(b, in.URL.Host)
+	// A remote upstream gets no machine defaults: all ask for them.
 	viaID, _ := newWire(b, base, false).newSession(withMachineDefaults(newSessionBody(nil)))
 	directID, _ := newWire(b, in.URL.String(), false).newSession(withMachineDefaults(newSessionBody(nil)))
+	relayID, _ := newWire(b, relay, false).newSession(withMachineDefaults(newSessionBody(nil)))
 
 	direct := newExecuteSync(in.URL.String(), directID)
 	via := newExecuteSync(base, viaID)
-	before := threadStats(b, pid)
-	interleave(b, direct, via)
-	after := threadStats(b, pid)
+	relayed := newExecuteSync(relay, relayID)
+	before, relayBefore := threadStats(b, pid), threadStats(b, relayPID)
+	interleave(b, direct, via, relayed)
+	after, relayAfter := threadStats(b, pid), threadStats(b, relayPID)
 	reportRatios(b, direct, via, "")
+	// The floor for any HTTP-aware hop in a process of its own.
+	reportRatios(b, direct, relayed, "http-relay-")
 	calls := float64(b.N + warmUpRounds)
-	b.ReportMetric(float64(after.cpu-before.cpu)/float64(time.Microsecond)/calls, "wdext-cpu-us/call")
-	b.ReportMetric(float64(after.switches-before.switches)/calls, "wdext-ctxsw/call")
+	perCall := func(from, to procStats, prefix string) {
+		b.ReportMetric(float64(to.cpu-from.cpu)/float64(time.Microsecond)/calls, prefix+"cpu-us/call")
+		b.ReportMetric(float64(to.switches-from.switches)/calls, prefix+"ctxsw/call")
+	}
+	perCall(before, after, "wdext-")
+	perCall(relayBefore, relayAfter, "http-relay-")
+}
+
+// relayProcess runs httpRelay in front of up (host:port) in a process of
+// its own, this test binary run again, until the benchmark ends, and
+// returns its base URL and process id.
+func relayProcess(b *testing.B, up string) (string, int) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), relayEnv+"="+up)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatalf("the relay said nothing: %v", err)
+	}
+	return strings.TrimSpace(line), cmd.Process.Pid
 }
 
 // procStats are a process's CPU time and context switches so far, summed
