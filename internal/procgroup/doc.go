@@ -17,5 +17,7 @@
 //     timeout, whose browsers the parent-death signal cannot reach).
 //
 // Scan reads the process table (/proc) for all of this and for tests that
-// count what a run left.
+// count what a run left. A process is gone once every thread of it is: a
+// killed process whose main thread /proc already shows as a zombie may
+// still be writing with another, so its directory waits for that.
 package procgroup

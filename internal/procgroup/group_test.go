@@ -167,3 +167,37 @@ func marked(run string) []int {
 	}
 	return out
 }
+
+// A process whose main thread has exited is not done while another of its
+// threads runs: /proc says 'Z' for it all the same (a killed Chromium's
+// threads wrote into its profile then, after the sweep had removed it).
+func TestExitedWaitsForEveryThread(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("needs python3, to end a main thread alone (SYS_exit)")
+	}
+	// The main thread exits by itself; a second one runs until stdin closes.
+	cmd := exec.Command(python, "-c", fmt.Sprintf(`
+import ctypes, sys, threading
+threading.Thread(target=sys.stdin.read).start()
+ctypes.CDLL(None).syscall(%d, 0)
+`, syscall.SYS_EXIT))
+	stdin, err := cmd.StdinPipe()
+	assert.NilError(t, err)
+	assert.NilError(t, cmd.Start())
+	defer cmd.Process.Kill()
+	pid := cmd.Process.Pid
+	var p Proc
+	deadline := time.Now().Add(10 * time.Second)
+	for p, _ = stat(pid); p.State != 'Z'; p, _ = stat(pid) {
+		assert.Assert(t, time.Now().Before(deadline), "main thread still running: %c", p.State)
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Check(t, !p.Exited(), "a thread still runs")
+	stdin.Close()
+	for p, _ = stat(pid); !p.Exited(); p, _ = stat(pid) {
+		assert.Assert(t, time.Now().Before(deadline), "the second thread did not end")
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Wait()
+}

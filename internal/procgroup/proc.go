@@ -18,11 +18,16 @@ type Proc struct {
 	// Start is the start time in clock ticks since boot: with Pid it
 	// names a process that pid reuse cannot mistake for another.
 	Start uint64
+	// threadsLeft tells a zombie main thread whose other threads still
+	// run: /proc says 'Z' for the process once its main thread has
+	// exited, and a killed Chromium's threads were seen writing into its
+	// profile after that.
+	threadsLeft bool
 }
 
 // Exited reports whether the process has exited (a zombie or being
-// reaped): it runs nothing any more.
-func (p Proc) Exited() bool { return p.State == 'Z' || p.State == 'X' }
+// reaped, all its threads gone): it runs nothing any more.
+func (p Proc) Exited() bool { return (p.State == 'Z' || p.State == 'X') && !p.threadsLeft }
 
 // Getenv returns the value of name in the process's environment as it
 // started ("" if absent, or if the process is gone or not ours to read).
@@ -84,5 +89,9 @@ func stat(pid int) (Proc, bool) {
 	p.PPid, _ = strconv.Atoi(f[1])
 	p.Pgid, _ = strconv.Atoi(f[2])
 	p.Start, _ = strconv.ParseUint(f[19], 10, 64)
+	if p.State == 'Z' {
+		tasks, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+		p.threadsLeft = len(tasks) > 1
+	}
 	return p, true
 }
