@@ -93,13 +93,14 @@ func BenchmarkExecuteSync(b *testing.B) {
 
 // BenchmarkExecuteSyncServe is BenchmarkExecuteSync as a client sees
 // wdext deployed: `wdext serve --upstream` in a process of its own, in
-// front of the same chromedriver as a session addressed directly; two
-// sessions, so two browsers, one call each in turn (which goes first
-// rotating). It reports the same p50 and p99 figures and ratios, and what
-// the wdext process spent per call: CPU time and context switches (all
-// its threads, from /proc). A third session goes through httpRelay, the
-// least an HTTP-aware hop can do, in a process of its own: its ratios and
-// costs (http-relay-) are the floor for wdext's.
+// front of the same chromedriver as a session addressed directly; a
+// browser each, one call each in turn (which goes first rotating). It
+// reports the same p50 and p99 figures and ratios, and what the wdext
+// process spent per call (all its threads, from /proc): CPU time, context
+// switches, and time runnable but waiting for a core. Two more sessions go
+// through relays in processes of their own, for the floor of any hop:
+// tcp-relay- copies bytes and knows nothing of HTTP; http-relay- is the
+// least an HTTP-aware hop can do.
 func BenchmarkExecuteSyncServe(b *testing.B) {
 	env := e2e.Start(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -109,36 +110,50 @@ func BenchmarkExecuteSyncServe(b *testing.B) {
 		b.Fatal(err)
 	}
 	base, pid := serveProcess(b, "--upstream", in.URL.String())
-	relay, relayPID := relayProcess(b, in.URL.Host)
+	httpRelay, httpRelayPID := relayProcess(b, httpRelayEnv, in.URL.Host)
+	tcpRelay, tcpRelayPID := relayProcess(b, tcpRelayEnv, in.URL.Host)
 	// A remote upstream gets no machine defaults: all ask for them.
-	viaID, _ := newWire(b, base, false).newSession(withMachineDefaults(newSessionBody(nil)))
-	directID, _ := newWire(b, in.URL.String(), false).newSession(withMachineDefaults(newSessionBody(nil)))
-	relayID, _ := newWire(b, relay, false).newSession(withMachineDefaults(newSessionBody(nil)))
-
-	direct := newExecuteSync(in.URL.String(), directID)
-	via := newExecuteSync(base, viaID)
-	relayed := newExecuteSync(relay, relayID)
-	before, relayBefore := threadStats(b, pid), threadStats(b, relayPID)
-	interleave(b, direct, via, relayed)
-	after, relayAfter := threadStats(b, pid), threadStats(b, relayPID)
-	reportRatios(b, direct, via, "")
-	// The floor for any HTTP-aware hop in a process of its own.
-	reportRatios(b, direct, relayed, "http-relay-")
-	calls := float64(b.N + warmUpRounds)
-	perCall := func(from, to procStats, prefix string) {
-		b.ReportMetric(float64(to.cpu-from.cpu)/float64(time.Microsecond)/calls, prefix+"cpu-us/call")
-		b.ReportMetric(float64(to.switches-from.switches)/calls, prefix+"ctxsw/call")
+	session := func(base string) *executeSync {
+		id, _ := newWire(b, base, false).newSession(withMachineDefaults(newSessionBody(nil)))
+		return newExecuteSync(base, id)
 	}
-	perCall(before, after, "wdext-")
-	perCall(relayBefore, relayAfter, "http-relay-")
+	direct := session(in.URL.String())
+	hops := []struct {
+		prefix string
+		via    *executeSync
+		pid    int
+		before procStats
+	}{
+		{"", session(base), pid, procStats{}},
+		{"http-relay-", session(httpRelay), httpRelayPID, procStats{}},
+		{"tcp-relay-", session(tcpRelay), tcpRelayPID, procStats{}},
+	}
+	all := []*executeSync{direct}
+	for i := range hops {
+		hops[i].before = threadStats(b, hops[i].pid)
+		all = append(all, hops[i].via)
+	}
+	interleave(b, all...)
+	calls := float64(b.N + warmUpRounds)
+	for _, h := range hops {
+		after := threadStats(b, h.pid)
+		reportRatios(b, direct, h.via, h.prefix)
+		costPrefix := h.prefix
+		if costPrefix == "" {
+			costPrefix = "wdext-"
+		}
+		b.ReportMetric(float64(after.cpu-h.before.cpu)/float64(time.Microsecond)/calls, costPrefix+"cpu-us/call")
+		b.ReportMetric(float64(after.switches-h.before.switches)/calls, costPrefix+"ctxsw/call")
+		b.ReportMetric(float64(after.waiting-h.before.waiting)/float64(time.Microsecond)/calls, costPrefix+"runq-us/call")
+	}
 }
 
-// relayProcess runs httpRelay in front of up (host:port) in a process of
-// its own, this test binary run again, until the benchmark ends, and
-// returns its base URL and process id.
-func relayProcess(b *testing.B, up string) (string, int) {
+// relayProcess runs a relay in front of up (host:port) in a process of
+// its own, this test binary run again with env set to up (see TestMain),
+// until the benchmark ends, and returns its base URL and process id.
+func relayProcess(b *testing.B, env, up string) (string, int) {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), relayEnv+"="+up)
+	cmd.Env = append(os.Environ(), env+"="+up)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -162,6 +177,7 @@ func relayProcess(b *testing.B, up string) (string, int) {
 // over its threads.
 type procStats struct {
 	cpu      time.Duration
+	waiting  time.Duration // runnable but not running: waiting for a core
 	switches int64
 }
 
@@ -179,9 +195,10 @@ func threadStats(b *testing.B, pid int) procStats {
 		if err1 != nil || err2 != nil {
 			continue // the thread just ended
 		}
-		var ns int64
-		fmt.Sscan(string(sched), &ns)
-		st.cpu += time.Duration(ns)
+		var ran, waited int64
+		fmt.Sscan(string(sched), &ran, &waited)
+		st.cpu += time.Duration(ran)
+		st.waiting += time.Duration(waited)
 		for _, line := range strings.Split(string(status), "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
 				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)

@@ -11,27 +11,27 @@ import (
 	"testing"
 )
 
-// TestMain runs the test binary as httpRelay when a benchmark starts it
-// so (WDEXT_BENCH_HTTP_RELAY=upstream host:port), and as the tests
-// otherwise.
+// TestMain runs the test binary as one of BenchmarkExecuteSyncServe's
+// relays when the benchmark starts it so (the relay's variable set to the
+// upstream host:port), and as the tests otherwise.
 func TestMain(m *testing.M) {
-	if up := os.Getenv(relayEnv); up != "" {
-		httpRelay(up)
-		return
+	if up := os.Getenv(httpRelayEnv); up != "" {
+		serveRelay(up, relayConn)
+	}
+	if up := os.Getenv(tcpRelayEnv); up != "" {
+		serveRelay(up, copyConn)
 	}
 	os.Exit(m.Run())
 }
 
-const relayEnv = "WDEXT_BENCH_HTTP_RELAY"
+const (
+	httpRelayEnv = "WDEXT_BENCH_HTTP_RELAY"
+	tcpRelayEnv  = "WDEXT_BENCH_TCP_RELAY"
+)
 
-// httpRelay is the least an HTTP-aware intermediary can do, for
-// BenchmarkExecuteSyncServe's floor: one goroutine per client connection,
-// which reads a request (head lines, then Content-Length bytes), writes it
-// to its own connection to up, reads the reply the same way and writes it
-// back. Nothing is checked or rewritten; chromedriver's requests and
-// replies always carry Content-Length. It prints its address on stdout
-// and serves until killed.
-func httpRelay(up string) {
+// serveRelay prints its address on stdout and hands each client
+// connection to relay, with up, on a goroutine of its own, until killed.
+func serveRelay(up string, relay func(c net.Conn, up string)) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -43,10 +43,30 @@ func httpRelay(up string) {
 		if err != nil {
 			os.Exit(1)
 		}
-		go relayConn(c, up)
+		go relay(c, up)
 	}
 }
 
+// copyConn is the cheapest hop there is, the benchmark's tcp-relay: it
+// copies bytes both ways between c and its own connection to up (splice
+// on Linux), knowing nothing of HTTP.
+func copyConn(c net.Conn, up string) {
+	defer c.Close()
+	u, err := net.Dial("tcp", up)
+	if err != nil {
+		return
+	}
+	defer u.Close()
+	go io.Copy(u, c) // ends when either connection closes, as this one does
+	io.Copy(c, u)
+}
+
+// relayConn is the least an HTTP-aware intermediary can do, the
+// benchmark's http-relay: one goroutine per client connection, which
+// reads a request (head lines, then Content-Length bytes), writes it to
+// its own connection to up, reads the reply the same way and writes it
+// back. Nothing is checked or rewritten; chromedriver's requests and
+// replies always carry Content-Length.
 func relayConn(c net.Conn, up string) {
 	defer c.Close()
 	in := bufio.NewReader(c)
