@@ -16,7 +16,7 @@ import (
 // new session + delete, and the memory commands on the memory test page
 // (10 MiB in the page, 20 MiB in a cross-site iframe, 50 MiB in a worker):
 //
-//	go test ./webkitgtk -run XXX -bench WebKitGTK -benchtime 20x
+//	go test ./engine/webkitgtk -run XXX -bench WebKitGTK -benchtime 20x
 func BenchmarkWebKitGTK(b *testing.B) {
 	env := e2e.StartWebKitGTK(b, memory.Register, debuggermemory.Register)
 	pages := e2e.ServePages(b, e2e.Testdata(), nil)

@@ -22,6 +22,19 @@ type Engine struct {
 	browserName string
 }
 
+// nudgingDriver nudges the browser's inspector before each command to the
+// driver: WebKitWebDriver's replies wait inside the browser for the same
+// held acknowledgement as the inspector's (see wkinspector.Conn.Nudge).
+type nudgingDriver struct {
+	engine.Driver
+	inspector *wkinspector.Browser
+}
+
+func (d nudgingDriver) Do(ctx context.Context, method, path string, params, value any) error {
+	d.inspector.Nudge()
+	return d.Driver.Do(ctx, method, path, params, value)
+}
+
 // Name says what the engine is.
 func (e *Engine) Name() string { return "WebKitGTK (remote inspector)" }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/wdext/wdext/engine/webkitgtk/wkinspector"
 	"github.com/wdext/wdext/polyfill"
@@ -22,12 +21,7 @@ const forceExpression = "(() => { " + polyfill.ForceSampleScript + " })()"
 // lands where the client is.
 func (e *Engine) ForceSample(ctx context.Context) error {
 	b := e.inspector
-	// The pages known are nudged from the start (see nudgeEvery), while
-	// the driver answers GET window/handles too; its error, if any, is
-	// the answer, as before.
-	pages, err := b.Pages(ctx, false)
-	n := startNudging(ctx, pages)
-	defer n.stop()
+	pages, err := b.Pages(ctx, false) // the driver's error, if any, comes first
 	var handles []string
 	if err := e.driver.Do(ctx, "GET", "window/handles", nil, &handles); err != nil {
 		return err
@@ -40,7 +34,6 @@ func (e *Engine) ForceSample(ctx context.Context) error {
 		if pages, err = b.Pages(ctx, true); err != nil {
 			return err
 		}
-		n.set(pages)
 	}
 	if len(pages) < len(handles) {
 		return fmt.Errorf("the inspector shows %d pages for the session's %d windows", len(pages), len(handles))
@@ -110,81 +103,4 @@ func forcePage(ctx context.Context, page *wkinspector.Conn, workersToo bool) err
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// Nudging. Measured on WebKitGTK 2.50.6 (strace of the browser, ss):
-// inspector commands, and the driver's, wait about 40 ms in the browser
-// itself, on a loopback socket between its remote inspector server and
-// the inspector clients inside the same process: the server writes two
-// small messages in a row without TCP_NODELAY, so Nagle holds the second
-// until the first is acknowledged, and the receiving end, which has
-// nothing to send back, delays that acknowledgement by Linux's 40 ms
-// (TCP_QUICKACK on wdext's own socket changed nothing). A force took 44
-// ms (median of 1,000), nearly all of it that wait: in its evaluations,
-// or, when only those were nudged, in the GET window/handles before
-// them. Any message wdext sends through a page's inspector connection is
-// relayed over that socket and carries the acknowledgement, so from its
-// start to its end a force sends each page a command of no consequence
-// every nudgeEvery: the held replies go out at once, and the command
-// takes 6 ms (forcesample's BenchmarkForceSampleWebKitGTK, median of
-// 1,000; p99 15–18 ms).
-
-// nudgeEvery is how often a force nudges each page while it waits.
-const nudgeEvery = time.Millisecond
-
-// maxNudges bounds the nudges of one force: a page whose main thread is
-// busy answers nothing until it is free, and the nudges wait in line.
-const maxNudges = 60
-
-// nudger nudges a force's pages until stopped.
-type nudger struct {
-	mu     sync.Mutex
-	pages  []*wkinspector.Conn
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-// startNudging nudges pages every nudgeEvery until stop.
-func startNudging(ctx context.Context, pages []*wkinspector.Conn) *nudger {
-	ctx, cancel := context.WithCancel(ctx)
-	n := &nudger{pages: pages, cancel: cancel, done: make(chan struct{})}
-	go func() { // owned by n: ends at stop, or after maxNudges
-		defer close(n.done)
-		t := time.NewTicker(nudgeEvery)
-		defer t.Stop()
-		var wg sync.WaitGroup
-		defer wg.Wait()
-		for range maxNudges {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			n.mu.Lock()
-			pages := n.pages
-			n.mu.Unlock()
-			for _, p := range pages {
-				wg.Add(1)
-				go func() { // owned here: its reply, or stop, ends it
-					defer wg.Done()
-					// A no-op: no object is in that group.
-					_ = p.Call(ctx, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "wdext-nudge"}, nil)
-				}()
-			}
-		}
-	}()
-	return n
-}
-
-// set changes the pages nudged.
-func (n *nudger) set(pages []*wkinspector.Conn) {
-	n.mu.Lock()
-	n.pages = pages
-	n.mu.Unlock()
-}
-
-// stop ends the nudging, and the nudges still waiting for their replies.
-func (n *nudger) stop() {
-	n.cancel()
-	<-n.done
 }

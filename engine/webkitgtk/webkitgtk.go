@@ -231,7 +231,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 		})
 	}
 	bindEngine := func(_ context.Context, s engine.NewSession) (engine.Engine, error) {
-		return &Engine{driver: s.Driver, inspector: b.inspector, agents: b.agents, browserName: browserName(s.Capabilities)}, nil
+		return &Engine{driver: nudgingDriver{s.Driver, b.inspector}, inspector: b.inspector, agents: b.agents, browserName: browserName(s.Capabilities)}, nil
 	}
 	return &driver.Instance{URL: p.url, Done: p.done, Bind: bindEngine}, orDefault(u.NewSessionTimeout, 30*time.Second), bind, nil
 }

@@ -78,6 +78,15 @@ func NewBrowser(addr string, connection, avoid int) *Browser {
 	return &Browser{addr: addr, connection: connection, avoid: avoid, pages: map[int]*Conn{}}
 }
 
+// Nudge nudges through every page connection open (see Conn.Nudge).
+func (b *Browser) Nudge() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range b.pages {
+		c.Nudge()
+	}
+}
+
 // Close closes every page connection.
 func (b *Browser) Close() error {
 	b.mu.Lock()

@@ -81,6 +81,12 @@ type Conn struct {
 	nextSub   int
 	err       error
 	done      chan struct{}
+
+	// Nudging (nudge.go): the nudger runs while nudging; it nudges until
+	// nudgeUntil, and until waitNudgeUntil while a command waits.
+	nudging                    bool
+	nudgeUntil, waitNudgeUntil time.Time
+	nudger                     sync.WaitGroup // Close waits
 }
 
 // Dial opens the target at path (/socket/C/T/WebPage) of the inspector's
@@ -122,6 +128,7 @@ func (c *Conn) Close() error {
 	err := c.ws.Close()
 	<-c.done
 	c.preparing.Wait() // their calls fail at once now
+	c.nudger.Wait()
 	return err
 }
 
@@ -552,6 +559,7 @@ func (c *Conn) send(ctx context.Context, to route, cmds ...Command) error {
 	if err != nil {
 		return err
 	}
+	c.nudgeWhileWaiting()
 	var first error
 	for i, s := range all {
 		method, result := cmds[i].Method, cmds[i].Result

@@ -14,20 +14,12 @@
 // are small and increase as windows open (the automation session takes
 // one of them too).
 //
-// Every command costs about 44 ms (measured on WebKitGTK 2.50.6, any
-// command), nearly all of it inside the browser: its remote inspector
-// server relays the page backend's replies to the inspector client that
-// serves the HTTP WebSockets over a loopback socket without TCP_NODELAY,
-// two small writes in a row (Target.sendMessageToTarget's reply, then the
-// command's), so Nagle holds the second until the first is acknowledged,
-// which the receiving end delays by 40 ms (seen with strace and ss).
-// TCP_QUICKACK on wdext's socket changes nothing, but any message sent
-// through the page's connection carries the held acknowledgement: a
-// forced sample nudges its pages with a no-op command every millisecond
-// while it waits, which cut it from 44 to 6 ms (see
-// engine/webkitgtk/forceinspector.go). Other calls do not nudge, so the
-// client sends concurrent commands where it can and keeps what events
-// tell it (FrameContexts) rather than asking again.
+// Every command cost about 44 ms (measured on WebKitGTK 2.50.6, any
+// command), nearly all of it a reply the browser held for a delayed
+// acknowledgement on a loopback socket of its own. Anything sent on the
+// connection releases it, so a connection nudges while a command waits
+// (see nudge.go): a command takes a few milliseconds. The driver's own
+// commands wait for the same acknowledgement; Conn.Nudge nudges for them.
 //
 // Subscribers get the events of the page's backend and its workers, and
 // the connection's Target.targetCreated and

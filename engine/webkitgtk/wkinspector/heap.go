@@ -96,8 +96,7 @@ func (c *Conn) EnablePage(ctx context.Context) error {
 // domain (with Page, which names the frames), which announces the
 // contexts there are before it replies; from then on the connection keeps
 // the map up to date from the domains' events, so later calls cost no
-// round trip (about 44 ms each, unless the page is being nudged: see the
-// package doc).
+// round trip.
 func (c *Conn) FrameContexts(ctx context.Context) (map[string]int64, error) {
 	c.mu.Lock()
 	tracking := c.contexts != nil

@@ -23,10 +23,13 @@ import (
 // workers with their id, fails "Fail.me", ignores "Hang.me" and, for
 // "Nav.swap", swaps to a new backend target: at once, or, after
 // Target.setPauseOnStart, once Target.resume lets the new target (paused)
-// go on, noting the methods the paused target got (prepared).
+// go on, noting the methods the paused target got (prepared). Like
+// WebKit, it answers a message for a target it does not have with an
+// error, and it counts those sent to nudgeTarget (nudges).
 type fakeInspector struct {
 	mu        sync.Mutex
 	prepared  []string
+	nudges    atomic.Int32
 	pages     map[int]bool
 	automaton int
 	opened    atomic.Int32 // automation target opened
@@ -126,6 +129,9 @@ func (f *fakeInspector) serve(w http.ResponseWriter, r *http.Request) {
 			b, _ := json.Marshal(map[string]any{"id": in.ID, "result": map[string]any{}})
 			send(map[string]any{"method": "Target.dispatchMessageFromTarget", "params": map[string]any{"targetId": provisional, "message": string(b)}})
 			continue
+		}
+		if outer.Params.TargetID == nudgeTarget {
+			f.nudges.Add(1)
 		}
 		if outer.Params.TargetID != page {
 			send(map[string]any{"id": outer.ID, "error": map[string]any{"code": -32601, "message": "Missing target for given targetId"}})
@@ -342,4 +348,57 @@ func TestPrepareBackends(t *testing.T) {
 		t.Fatalf("preparing failed: %v", err)
 	default:
 	}
+}
+
+// TestNudges: while a command waits for its reply, the connection nudges
+// for as long as a reply can be held, then stops; it stops as soon as
+// the reply comes; Nudge nudges with nothing waiting; Close ends it.
+func TestNudges(t *testing.T) {
+	f := newFake(t, 2, 1)
+	ctx := context.Background()
+	c, err := Dial(ctx, f.addr(), "/socket/1/1/WebPage", time.Second)
+	assert.NilError(t, err)
+	defer c.Close()
+	nudging := func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.nudging
+	}
+	stopped := func() {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); nudging(); time.Sleep(time.Millisecond) {
+			assert.Assert(t, time.Now().Before(deadline), "still nudging")
+		}
+	}
+	// At most one nudge a nudgeEvery, and one more tick to stop.
+	most := int32(nudgeFor/nudgeEvery) + 1
+
+	short, cancel := context.WithTimeout(ctx, 2*nudgeFor)
+	defer cancel()
+	err = c.Call(short, "Hang.me", nil, nil)
+	assert.Assert(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+	stopped()
+	n := f.nudges.Load()
+	assert.Assert(t, n >= 1 && n <= most, "%d nudges", n)
+
+	var v string
+	assert.NilError(t, c.Evaluate(ctx, "at once", &v))
+	stopped()
+
+	n = f.nudges.Load()
+	c.Nudge()
+	assert.Assert(t, nudging())
+	stopped()
+	n = f.nudges.Load() - n
+	assert.Assert(t, n >= 1 && n <= most, "%d nudges", n)
+
+	// Nudges' replies go nowhere, and calls still work.
+	assert.NilError(t, c.Evaluate(ctx, "after", &v))
+	assert.Equal(t, v, "after")
+
+	c.Nudge()
+	assert.NilError(t, c.Close()) // waits for the nudger
+	assert.Assert(t, !nudging())
+	c.Nudge() // on an ended connection: nothing
+	assert.Assert(t, !nudging())
 }
