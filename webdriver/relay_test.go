@@ -57,7 +57,10 @@ func copyConn(c net.Conn, up string) {
 		return
 	}
 	defer u.Close()
-	go io.Copy(u, c) // ends when either connection closes, as this one does
+	go func() { // ends when either connection closes, as this one does
+		io.Copy(u, c)
+		u.Close()
+	}()
 	io.Copy(c, u)
 }
 

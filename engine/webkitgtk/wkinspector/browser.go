@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +37,11 @@ type Browser struct {
 	highest   int    // the highest target number with a page found so far
 	bootstrap string // run first in every frame of every page; "" for none
 	onPage    func(*Conn)
+
+	// nudged are the page connections for Nudge, which must not wait for
+	// mu (held while probing): set as pages are added; a closed one does
+	// nothing when nudged.
+	nudged atomic.Pointer[[]*Conn]
 }
 
 // OnPrepared makes f be called for every page once its bootstrap script
@@ -80,10 +87,10 @@ func NewBrowser(addr string, connection, avoid int) *Browser {
 
 // Nudge nudges through every page connection open (see Conn.Nudge).
 func (b *Browser) Nudge() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, c := range b.pages {
-		c.Nudge()
+	if conns := b.nudged.Load(); conns != nil {
+		for _, c := range *conns {
+			c.Nudge()
+		}
 	}
 }
 
@@ -92,6 +99,7 @@ func (b *Browser) Close() error {
 	b.mu.Lock()
 	pages := b.pages
 	b.pages = map[int]*Conn{}
+	b.nudged.Store(nil)
 	b.mu.Unlock()
 	for _, c := range pages {
 		c.Close()
@@ -196,6 +204,8 @@ func (b *Browser) probe(ctx context.Context, want int) error {
 func (b *Browser) add(n int, c *Conn) {
 	b.pages[n] = c
 	b.highest = max(b.highest, n)
+	conns := slices.Collect(maps.Values(b.pages))
+	b.nudged.Store(&conns)
 }
 
 // SetBootstrap makes script run first in every frame of every page, before

@@ -18,8 +18,9 @@
 // command), nearly all of it a reply the browser held for a delayed
 // acknowledgement on a loopback socket of its own. Anything sent on the
 // connection releases it, so a connection nudges while a command waits
-// (see nudge.go): a command takes a few milliseconds. The driver's own
-// commands wait for the same acknowledgement; Conn.Nudge nudges for them.
+// (see nudge.go): a command takes a few milliseconds. The driver's
+// commands sent meanwhile wait for the same acknowledgement: whoever sends
+// them nudges first (Browser.Nudge).
 //
 // Subscribers get the events of the page's backend and its workers, and
 // the connection's Target.targetCreated and
