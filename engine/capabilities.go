@@ -100,6 +100,21 @@ type LeakTracking interface {
 	Stop(ctx context.Context, iterations int) (wire.LeakReport, error)
 }
 
+// AllLeakTracker runs a leak check in each isolate of the current page:
+// the page's, and those of its out-of-process frames and workers, as a
+// LeakTracker does in the page's.
+type AllLeakTracker interface {
+	StartAllLeaks(ctx context.Context) (AllLeakTracking, error)
+}
+
+// AllLeakTracking is a leak check of every isolate under way.
+type AllLeakTracking interface {
+	// Stop ends every isolate's check and returns their verdicts: a frame
+	// or worker that failed (it went away) has an Error, the page's
+	// failure fails the whole.
+	Stop(ctx context.Context, iterations int) (wire.AllLeaks, error)
+}
+
 // The capabilities, named for messages.
 var (
 	ForceSample   = Capability[Sampler]{"forcesample"}
@@ -110,4 +125,5 @@ var (
 	GCLog         = Capability[GCLogger]{"the GC log"}
 	LiveObjects   = Capability[LiveObjectTracker]{"live object tracking"}
 	Leaks         = Capability[LeakTracker]{"the leak check"}
+	AllLeaks      = Capability[AllLeakTracker]{`the leak check of "targets": "all"`}
 )

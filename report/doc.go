@@ -14,9 +14,10 @@
 //     breakdown; any breakdown's nesting), with bytes and count in the
 //     labels, and a table of every item; two censuses as a treemap of
 //     what grew and a table of every change;
-//   - a leak verdict (wire.LeakReport): each group with its count, its
-//     retainer path as a chain from the root to the leaked thing, and the
-//     frame that created it;
+//   - a leak verdict (wire.LeakReport, or one per target of a
+//     wire.AllLeaks): each group with its count, its retainer path as a
+//     chain from the root to the leaked thing, and the frame that created
+//     it;
 //   - a `wdext wpt` run (AddWPT): tests, subtests, expected and unexpected
 //     results, durations, and per test what it handed over
 //     (wpt.Attachment), drawn as above.

@@ -11,22 +11,46 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
+// NamedLeaks is one leak verdict of a file; Name says whose in a
+// "targets": "all" check ("iframe https://…"), and is "" otherwise.
+type NamedLeaks struct {
+	Name   string
+	Report wire.LeakReport
+}
+
 // ParseLeaks reads a leak verdict: `wdext leaks --json`'s output or the
-// leaks/stop command's answer (bare, or wrapped in {"value": …}).
-func ParseLeaks(data []byte) (wire.LeakReport, error) {
+// leaks/stop command's answer (bare, or wrapped in {"value": …}); for a
+// check of "targets": "all", one verdict per target that has one.
+func ParseLeaks(data []byte) ([]NamedLeaks, error) {
 	data = unwrapValue(data)
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return wire.LeakReport{}, fmt.Errorf("not a leak report: %w", jsonError(data, err))
+		return nil, fmt.Errorf("not a leak report: %w", jsonError(data, err))
+	}
+	if _, ok := probe["targets"]; ok {
+		var all wire.AllLeaks
+		if err := json.Unmarshal(data, &all); err != nil {
+			return nil, fmt.Errorf("not a leak report: %w", jsonError(data, err))
+		}
+		var out []NamedLeaks
+		for _, t := range all.Targets {
+			if t.Report != nil {
+				out = append(out, NamedLeaks{Name: strings.TrimSpace(t.Type + " " + t.URL), Report: *t.Report})
+			}
+		}
+		if len(out) == 0 {
+			return nil, errors.New("not a leak report: no target has a verdict")
+		}
+		return out, nil
 	}
 	if _, ok := probe["leaks"]; !ok {
-		return wire.LeakReport{}, errors.New(`not a leak report: no "leaks" (wdext leaks --json, or leaks/stop's value)`)
+		return nil, errors.New(`not a leak report: no "leaks" or "targets" (wdext leaks --json, or leaks/stop's value)`)
 	}
 	var r wire.LeakReport
 	if err := json.Unmarshal(data, &r); err != nil {
-		return wire.LeakReport{}, fmt.Errorf("not a leak report: %w", jsonError(data, err))
+		return nil, fmt.Errorf("not a leak report: %w", jsonError(data, err))
 	}
-	return r, nil
+	return []NamedLeaks{{Report: r}}, nil
 }
 
 type leaksView struct {

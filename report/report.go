@@ -10,8 +10,6 @@ import (
 	"html/template"
 	"io"
 	"strconv"
-
-	"github.com/wdext/wdext/wire"
 )
 
 //go:embed assets/page.html assets/report.css assets/report.js
@@ -98,11 +96,13 @@ func (p *Page) AddCensusDiff(name string, before, after *CensusNode) {
 	p.sections = append(p.sections, section{Treemap: &tm})
 }
 
-// AddLeaks draws a leak verdict: each group with its count, its retainer
+// AddLeaks draws leak verdicts: each group with its count, its retainer
 // path as a chain from the root, and its creating frame.
-func (p *Page) AddLeaks(name string, r wire.LeakReport) {
-	v := buildLeaks(name, r)
-	p.sections = append(p.sections, section{Leaks: &v})
+func (p *Page) AddLeaks(name string, rs ...NamedLeaks) {
+	for _, r := range rs {
+		v := buildLeaks(joinName(name, r.Name), r.Report)
+		p.sections = append(p.sections, section{Leaks: &v})
+	}
 }
 
 // AddMeasurement draws a Measure Memory result (MemoryMeasurement JSON).

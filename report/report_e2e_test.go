@@ -202,11 +202,11 @@ func TestReportsInChromium(t *testing.T) {
 
 	t.Run("leaks", func(t *testing.T) {
 		b.t = t
-		r, err := report.ParseLeaks(readFile(t, "leaks.json"))
+		rs, err := report.ParseLeaks(readFile(t, "leaks.json"))
 		assert.NilError(t, err)
 		var p report.Page
 		p.Title = "leaks"
-		p.AddLeaks("leaks.json", r)
+		p.AddLeaks("leaks.json", rs...)
 		b.open(write(t, &p))
 		assert.Equal(t, b.count("div.leak"), 4)
 		chain := b.script(`return [...document.querySelectorAll('.leak[data-name="Foo"] .chain li')].map((li) => li.textContent)`).([]any)

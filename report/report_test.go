@@ -202,9 +202,10 @@ func TestCensusDiff(t *testing.T) {
 }
 
 func TestLeaks(t *testing.T) {
-	r, err := ParseLeaks(testdata(t, "leaks.json"))
+	rs, err := ParseLeaks(testdata(t, "leaks.json"))
 	assert.NilError(t, err)
-	v := buildLeaks("l", r)
+	assert.Equal(t, len(rs), 1)
+	v := buildLeaks("l", rs[0].Report)
 	assert.Equal(t, len(v.Groups), 4)
 	assert.DeepEqual(t, v.Groups[0].Path, []pathStep{
 		{Node: "Window", Edge: "store (property)", Root: true},
@@ -213,10 +214,20 @@ func TestLeaks(t *testing.T) {
 	})
 	assert.Equal(t, v.Groups[0].CreatedAt, "http://localhost:8000/leaks.js:19:18")
 	assert.Assert(t, v.Groups[3].NoPath)
-	for _, bad := range []string{`{}`, `[]`, `{"leaks": 3}`, `x`} {
+	for _, bad := range []string{`{}`, `[]`, `{"leaks": 3}`, `x`, `{"targets": 3}`, `{"targets": [{"type": "page", "report": null, "error": "gone"}]}`} {
 		_, err := ParseLeaks([]byte(bad))
 		assert.ErrorContains(t, err, "not a leak report", bad)
 	}
+	// A check of "targets": "all": a verdict per target that has one.
+	all, err := ParseLeaks([]byte(`{"value": {"iterations": 2, "targets": [
+		{"type": "page", "url": "http://a/", "report": {"iterations": 2, "leaks": []}},
+		{"type": "iframe", "url": "http://b/f.html", "report": null, "error": "gone"},
+		{"type": "worker", "url": "http://a/w.js", "report": {"iterations": 2, "leaks": [{"kind": "objects", "name": "W", "countDelta": 2, "perIteration": 1}]}}]}}`))
+	assert.NilError(t, err)
+	assert.Equal(t, len(all), 2)
+	assert.Equal(t, all[0].Name, "page http://a/")
+	assert.Equal(t, all[1].Name, "worker http://a/w.js")
+	assert.Equal(t, all[1].Report.Leaks[0].Name, "W")
 	html := render(t, &Page{sections: []section{{Leaks: &v}}})
 	assert.Assert(t, strings.Contains(html, `Held by their event target`))
 }
@@ -233,7 +244,7 @@ func TestEscapingAndSelfContained(t *testing.T) {
 	cs, err := ParseCensus([]byte(`{"` + strings.ReplaceAll(evil, `"`, `\"`) + `":{"count":1,"bytes":10}}`))
 	assert.NilError(t, err)
 	p.AddCensus(evil, cs...)
-	p.AddLeaks(evil, wire.LeakReport{Leaks: []wire.Leak{{Kind: evil, Name: evil, RetainerPath: []string{evil, evil, evil}, CreatedFrom: &wire.LeakFrame{FunctionName: evil, URL: evil}}}})
+	p.AddLeaks(evil, NamedLeaks{Name: evil, Report: wire.LeakReport{Leaks: []wire.Leak{{Kind: evil, Name: evil, RetainerPath: []string{evil, evil, evil}, CreatedFrom: &wire.LeakFrame{FunctionName: evil, URL: evil}}}}})
 	html := render(t, &p)
 	assert.Assert(t, !strings.Contains(html, "<img"), "unescaped")
 	assert.Equal(t, strings.Count(html, "</script>"), 1)
@@ -331,8 +342,8 @@ func FuzzParseAndDraw(f *testing.F) {
 			p.AddCensus("c", cs...)
 			p.AddCensusDiff("d", cs[0].Root, cs[0].Root)
 		}
-		if r, err := ParseLeaks(data); err == nil {
-			p.AddLeaks("l", r)
+		if rs, err := ParseLeaks(data); err == nil {
+			p.AddLeaks("l", rs...)
 		}
 		_ = p.AddMeasurement("m", data)
 		var buf bytes.Buffer

@@ -151,12 +151,16 @@ func attachmentSections(name string, a wpt.Attachment, forced []wpt.Span) []sect
 		}
 		return out
 	case wpt.AttachLeaks:
-		r, err := ParseLeaks(a.Data)
+		rs, err := ParseLeaks(a.Data)
 		if err != nil {
 			return raw(err)
 		}
-		v := buildLeaks(name, r)
-		return []section{{Leaks: &v}}
+		var out []section
+		for _, r := range rs {
+			v := buildLeaks(joinName(name, r.Name), r.Report)
+			out = append(out, section{Leaks: &v})
+		}
+		return out
 	}
 	return raw(nil)
 }

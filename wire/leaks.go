@@ -16,7 +16,9 @@ const (
 
 // LeakStartArgs are the parameters of leaks/start.
 type LeakStartArgs struct {
-	// Targets is "page" (the default): the page's isolate.
+	// Targets is "page" (the default): the page's isolate; or "all": the
+	// page's and those of its out-of-process frames and workers, each
+	// checked on its own (leaks/stop then answers AllLeaks).
 	Targets string `json:"targets,omitempty"`
 }
 
@@ -37,6 +39,23 @@ type LeakReport struct {
 	// Leaks are the groups that grew by a multiple of Iterations (at least
 	// once per iteration); empty, never null, when nothing leaks.
 	Leaks []Leak `json:"leaks"`
+}
+
+// TargetLeaks is one isolate's verdict in AllLeaks.
+type TargetLeaks struct {
+	Type     string      `json:"type"` // "page", "iframe" or "worker"
+	URL      string      `json:"url"`
+	TargetID string      `json:"targetId"`
+	Report   *LeakReport `json:"report"` // null if Error is set
+	// Error says why a frame or worker has no verdict (it went away, or
+	// its snapshot failed).
+	Error string `json:"error,omitempty"`
+}
+
+// AllLeaks is leaks/stop's reply to a check started with "targets": "all".
+type AllLeaks struct {
+	Iterations int           `json:"iterations"`
+	Targets    []TargetLeaks `json:"targets"`
 }
 
 // Leak is one group of things that grew at every iteration.

@@ -149,7 +149,8 @@ def stop_live_objects(driver):
 def leak_start(driver, targets=None):
     """Starts a leak check of the page: a GC, a baseline heap snapshot, and
     allocation sites recorded from now on. Run the scenario N times, then
-    leak_stop(driver, N). Returns None."""
+    leak_stop(driver, N). targets="all" checks each isolate of the page, its
+    out-of-process frames and workers, on its own. Returns None."""
     return _execute(driver, "wdext:leakStart", _some(targets=targets))
 
 
@@ -158,5 +159,6 @@ def leak_stop(driver, iterations):
     verdict ``{"iterations", "bytesBefore", "bytesAfter", "leaks": [{"kind",
     "name", "countDelta", "perIteration", "bytesDelta", "retainerPath",
     "createdFrom"}]}``, ``"leaks": []`` when nothing grew at every
-    iteration."""
+    iteration; after targets="all", ``{"iterations", "targets": [{"type",
+    "url", "targetId", "report", "error"}]}``, a verdict per isolate."""
     return _execute(driver, "wdext:leakStop", {"iterations": iterations})

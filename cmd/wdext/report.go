@@ -124,11 +124,11 @@ func reportCmd(args []string) error {
 		if err != nil {
 			return err
 		}
-		r, err := report.ParseLeaks(data)
+		rs, err := report.ParseLeaks(data)
 		if err != nil {
 			return fmt.Errorf("%s: %w", files[0], err)
 		}
-		p.AddLeaks(files[0], r)
+		p.AddLeaks(files[0], rs...)
 		defaultTitle(&p, "Leak check", files)
 	default:
 		return usageErr(fmt.Sprintf("unknown kind %q (trace, census, census-diff or leaks)", kind))

@@ -499,4 +499,13 @@
 // object id (HeapProfiler.getHeapObjectId, asked after the final
 // snapshot, since V8 gives objects ids lazily), so that its creation
 // site is the handler closure's allocation site.
+//
+// With "targets": "all" (StartAllLeaks), the same check runs in each
+// isolate of the page, one target per isolate as the census's "all"
+// finds them: the page's first, then its out-of-process iframes' and
+// dedicated workers', one after the other, each with its own baseline,
+// tracker and verdict. Retainer paths in a worker start at its
+// DedicatedWorkerGlobalScope. A frame or worker that goes away between
+// start and stop gets an error in its place; the page's failure fails
+// the command, and the other isolates' trackers are stopped.
 package chromium

@@ -237,4 +237,6 @@ var (
 	_ engine.AllocationSampler = (*Engine)(nil)
 	_ engine.GCLogger          = (*Engine)(nil)
 	_ engine.LiveObjectTracker = (*Engine)(nil)
+	_ engine.LeakTracker       = (*Engine)(nil)
+	_ engine.AllLeakTracker    = (*Engine)(nil)
 )

@@ -14,22 +14,51 @@ import (
 )
 
 // Heaps lists the V8 isolates of the current window: the page's, then
-// (all) those of its out-of-process frames and workers, one per isolate
-// (targets in one process share an isolate, hence a heap).
+// (all) those of its out-of-process frames and workers, one per isolate.
 func (e *Engine) Heaps(ctx context.Context, all bool) (_ []engine.Heap, err error) {
 	defer func() { err = e.ended(ctx, err) }()
 	b, err := e.browser(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if !all {
+		page, _, err := e.currentPage(ctx, b)
+		if err != nil {
+			return nil, engine.Failed("finding the current page", err)
+		}
+		return []engine.Heap{e.heap(b, page)}, nil
+	}
+	targets, err := e.isolateTargets(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]engine.Heap, 0, len(targets))
+	for _, it := range targets {
+		if it.err != nil {
+			out = append(out, engine.Heap{Type: it.t.Type, URL: it.t.URL, ID: string(it.t.TargetID), Err: it.err})
+			continue
+		}
+		out = append(out, e.heap(b, it.t))
+	}
+	return out, nil
+}
+
+// isolateTarget is a target that stands for its isolate, or one that
+// failed to say which isolate is its own (it went away meanwhile).
+type isolateTarget struct {
+	t   *target.Info
+	err error
+}
+
+// isolateTargets lists the current window's page, then its out-of-process
+// frames and workers, one per isolate (targets in one process share an
+// isolate, hence a heap). The page's failure is the error.
+func (e *Engine) isolateTargets(ctx context.Context, b *cdp.Browser) ([]isolateTarget, error) {
 	page, below, err := e.currentPage(ctx, b)
 	if err != nil {
 		return nil, engine.Failed("finding the current page", err)
 	}
-	if !all {
-		return []engine.Heap{e.heap(b, page)}, nil
-	}
-	var out []engine.Heap
+	var out []isolateTarget
 	seen := map[string]bool{}
 	for _, t := range append([]*target.Info{page}, below...) {
 		iso, err := e.isolate(ctx, b, t)
@@ -37,14 +66,13 @@ func (e *Engine) Heaps(ctx context.Context, all bool) (_ []engine.Heap, err erro
 			if t == page || ctx.Err() != nil {
 				return nil, err
 			}
-			out = append(out, engine.Heap{Type: t.Type, URL: t.URL, ID: string(t.TargetID), Err: err})
+			out = append(out, isolateTarget{t: t, err: err})
 			continue
 		}
-		if seen[iso] {
-			continue
+		if !seen[iso] {
+			seen[iso] = true
+			out = append(out, isolateTarget{t: t})
 		}
-		seen[iso] = true
-		out = append(out, e.heap(b, t))
 	}
 	return out, nil
 }

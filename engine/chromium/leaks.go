@@ -17,11 +17,12 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
-// leakTracking is a leak check in one page, between leaks/start and stop.
+// leakTracking is a leak check in one isolate, between leaks/start and
+// stop: the page's, or an out-of-process frame's or a worker's.
 type leakTracking struct {
 	e        *Engine
 	ts       *targetSession
-	page     *target.Info   // as it was at the start
+	t        *target.Info   // the page, frame or worker, as it was at the start
 	origin   float64        // the document's performance.timeOrigin at the start
 	baseline *leaks.Summary // what is kept of the baseline snapshot
 	before   []leaks.Listener
@@ -30,18 +31,27 @@ type leakTracking struct {
 // leakGroup is the DevTools object group of the leak check's handles.
 const leakGroup = "wdext-leaks"
 
-// StartLeaks collects garbage in the current window's page, counts its
-// event listeners, takes the baseline heap snapshot and starts V8's
-// allocation tracker with allocation stacks.
+// StartLeaks starts the check in the current window's page.
 func (e *Engine) StartLeaks(ctx context.Context) (_ engine.LeakTracking, err error) {
 	defer func() { err = e.ended(ctx, err) }()
 	ts, page, err := e.attachCurrentPage(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l := &leakTracking{e: e, ts: ts, page: page}
+	l, err := e.startLeaks(ctx, ts, page)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// startLeaks collects garbage in target t (attached as ts), counts its
+// event listeners, takes the baseline heap snapshot and starts V8's
+// allocation tracker with allocation stacks.
+func (e *Engine) startLeaks(ctx context.Context, ts *targetSession, t *target.Info) (*leakTracking, error) {
+	l := &leakTracking{e: e, ts: ts, t: t}
 	step := "reading the document's time origin"
-	err = e.onPage(ctx, ts.b, ts.s, page, func(ctx context.Context) (err error) {
+	err := e.onPage(ctx, ts.b, ts.s, t, func(ctx context.Context) (err error) {
 		if l.origin, err = timeOrigin(ctx, ts); err != nil {
 			return err
 		}
@@ -70,25 +80,40 @@ func (e *Engine) StartLeaks(ctx context.Context) (_ engine.LeakTracking, err err
 	return l, nil
 }
 
-// Stop checks that the page is the document of the start, collects
-// garbage, takes the final snapshot with stopTrackingHeapObjects (which
-// stops the tracker and includes the allocation stacks), counts event
-// listeners again and compares it all with the baseline.
+// Stop checks that the current window is the page of the start, then
+// ends the check (finish).
 func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakReport, err error) {
-	e, ts := l.e, l.ts
-	defer func() { err = e.ended(ctx, err) }()
-	handle, err := e.currentWindow(ctx)
-	if err != nil {
+	defer func() { err = l.e.ended(ctx, err) }()
+	if err := l.sameWindow(ctx); err != nil {
 		return wire.LeakReport{}, err
 	}
-	if handle != string(l.page.TargetID) {
-		return wire.LeakReport{}, wire.Errorf(wire.UnsupportedOperation,
-			"leaks/stop: the current window is not the one of leaks/start (%s): switch back to it, or start again", l.page.TargetID)
+	return l.finish(ctx, iterations)
+}
+
+// sameWindow checks that the session's current window is the one whose
+// page the check started in.
+func (l *leakTracking) sameWindow(ctx context.Context) error {
+	handle, err := l.e.currentWindow(ctx)
+	if err != nil {
+		return err
 	}
+	if handle != string(l.t.TargetID) {
+		return wire.Errorf(wire.UnsupportedOperation,
+			"leaks/stop: the current window is not the one of leaks/start (%s): switch back to it, or start again", l.t.TargetID)
+	}
+	return nil
+}
+
+// finish checks that the target shows the document of the start,
+// collects garbage, takes the final snapshot with stopTrackingHeapObjects
+// (which stops the tracker and includes the allocation stacks), counts
+// event listeners again and compares it all with the baseline.
+func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakReport, error) {
+	e, ts := l.e, l.ts
 	var final *heapsnapshot.Snapshot
 	var after []leaks.Listener
 	step := "reading the document's time origin"
-	err = e.onPage(ctx, ts.b, ts.s, l.page, func(ctx context.Context) (err error) {
+	err := e.onPage(ctx, ts.b, ts.s, l.t, func(ctx context.Context) (err error) {
 		origin, err := timeOrigin(ctx, ts)
 		if err != nil {
 			return err
@@ -96,7 +121,7 @@ func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakRep
 		if origin != l.origin {
 			l.abandon(ctx)
 			return wire.Errorf(wire.UnsupportedOperation,
-				"leaks/stop: the page navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop")
+				"leaks/stop: the %s navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop", l.what())
 		}
 		step = "collecting garbage"
 		if _, err := cdproto.Call(ctx, ts.s, heapprofiler.CollectGarbage, cdproto.Empty{}); err != nil {
@@ -121,6 +146,14 @@ func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakRep
 		Baseline: l.baseline, Final: final, Iterations: iterations,
 		ListenersBefore: l.before, ListenersAfter: after,
 	})
+}
+
+// what names the check's target in messages: "page", "iframe", "worker".
+func (l *leakTracking) what() string {
+	if l.t.Type == "" {
+		return "page"
+	}
+	return l.t.Type
 }
 
 // stopTracking stops V8's allocation tracker, which sends a heap snapshot

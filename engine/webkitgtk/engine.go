@@ -50,6 +50,9 @@ func (e *Engine) Lacks(capability string) string {
 	case engine.GCLog.Name:
 		return "WebKit's inspector reports collections (Heap.garbageCollected) without sizes, " +
 			"and with start and end times of 0 outside a Timeline recording (measured)"
+	case engine.AllLeaks.Name:
+		return `wdext checks WebKitGTK's workers for leaks not yet; "targets": "page" checks the page's VM, ` +
+			"which holds every frame of the page (one web process)"
 	}
 	return ""
 }

@@ -7,14 +7,16 @@
 //     null: a full garbage collection in the page's isolate (VM), a
 //     baseline heap snapshot, and allocation sites recorded from then on
 //     where the engine can (Chromium).
-//     "targets" may be left out; "all" (frames and workers) is
-//     "unsupported operation" for now.
+//     "targets" may be left out; "all" does the same in each isolate of
+//     the page, its out-of-process frames' and workers' too, where the
+//     engine can (an engine.AllLeakTracker: Chromium).
 //   - The client runs its scenario N times.
 //   - POST …/leaks/stop {"iterations": N} → a GC, the final snapshot,
 //     allocation recording off, and the verdict (wire.LeakReport, whose
 //     rules are package memory/leaks'): the groups that grew by a
 //     multiple of N, with a retainer path and a creation site each;
-//     "leaks": [] when nothing leaks.
+//     "leaks": [] when nothing leaks. After "all", a verdict per isolate
+//     (wire.AllLeaks): a frame or worker that went away has an "error".
 //
 // The commands take exactly these parameters (and "sessionId"): see
 // webdriver.DecodeParams. "iterations" is a whole number ≥ 1. stop

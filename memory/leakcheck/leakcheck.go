@@ -28,8 +28,11 @@ func Register(srv *webdriver.Server) {
 // it goes away with the session.
 type state struct {
 	turn     turn.Turn
-	tracking engine.LeakTracking // nil when not started
+	tracking stopper // nil when not started
 }
+
+// stopper ends a check: an engine.LeakTracking or AllLeakTracking.
+type stopper func(ctx context.Context, iterations int) (any, error)
 
 func (*state) Close() error { return nil }
 
@@ -51,9 +54,7 @@ func startCommand(ctx context.Context, sess *session.Session, body []byte) (any,
 		return nil, err
 	}
 	switch args.Targets {
-	case "", "page":
-	case "all":
-		return nil, webdriver.Errorf(webdriver.UnsupportedOperation, `the leak check covers the page's own heap only: "targets": "all" (frames and workers) is not supported yet`)
+	case "", "page", "all":
 	default:
 		return nil, webdriver.Errorf(webdriver.InvalidArgument, `"targets" must be "page" or "all", not %q`, args.Targets)
 	}
@@ -62,15 +63,36 @@ func startCommand(ctx context.Context, sess *session.Session, body []byte) (any,
 		return nil, err
 	}
 	return turn.With(ctx, st.turn, func() (any, error) {
-		t, err := engine.Need(sess, engine.Leaks)
+		// A new start replaces a check under way: its baseline is dropped.
+		st.tracking = nil
+		var err error
+		st.tracking, err = start(ctx, sess, args.Targets == "all")
+		return nil, err
+	})
+}
+
+// start starts a check in the page's isolate, or in all the page's.
+func start(ctx context.Context, sess *session.Session, all bool) (stopper, error) {
+	if all {
+		t, err := engine.Need(sess, engine.AllLeaks)
 		if err != nil {
 			return nil, err
 		}
-		// A new start replaces a check under way: its baseline is dropped.
-		st.tracking = nil
-		st.tracking, err = t.StartLeaks(ctx)
+		tracking, err := t.StartAllLeaks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, n int) (any, error) { return tracking.Stop(ctx, n) }, nil
+	}
+	t, err := engine.Need(sess, engine.Leaks)
+	if err != nil {
 		return nil, err
-	})
+	}
+	tracking, err := t.StartLeaks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, n int) (any, error) { return tracking.Stop(ctx, n) }, nil
 }
 
 func stopCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
@@ -89,13 +111,13 @@ func stopCommand(ctx context.Context, sess *session.Session, body []byte) (any, 
 		return nil, err
 	}
 	return turn.With(ctx, st.turn, func() (any, error) {
-		t := st.tracking
-		if t == nil {
+		stop := st.tracking
+		if stop == nil {
 			return nil, webdriver.Errorf(webdriver.InvalidArgument,
 				"leaks/stop before leaks/start: POST …/wdext/memory/leaks/start first, then run the scenario, then …/leaks/stop")
 		}
 		st.tracking = nil
-		return t.Stop(ctx, n)
+		return stop(ctx, n)
 	})
 }
 

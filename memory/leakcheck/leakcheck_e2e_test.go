@@ -196,4 +196,8 @@ func TestLeakCheckWebKitGTK(t *testing.T) {
 	e.open(t, "clean.html")
 	_, err := wdclient.LeakStop(e.wd, iterations)
 	assert.ErrorContains(t, wdError(t, err), "navigated or reloaded since leaks/start")
+	// Workers are not checked: "all" says so.
+	we := wdError(t, wdclient.LeakStartAll(e.wd))
+	assert.Equal(t, we.Code, webdriver.UnsupportedOperation)
+	assert.ErrorContains(t, we, `"targets": "page" checks the page's VM`)
 }

@@ -59,7 +59,8 @@ func TestCommands(t *testing.T) {
 	expect(stopPath, `{"iterations": 3}`, 400, `"invalid argument"`, "leaks/stop before leaks/start")
 	expect(startPath, `{"targets": "frames"}`, 400, `"invalid argument"`)
 	expect(startPath, `{"target": "page"}`, 400, `"invalid argument"`)
-	expect(startPath, `{"targets": "all"}`, 500, `"unsupported operation"`)
+	// fakeLeaks checks the page only.
+	expect(startPath, `{"targets": "all"}`, 500, `"unsupported operation"`, `the leak check of \"targets\": \"all\"`)
 	expect(startPath, `{"targets": "page"}`, 200, `{"value":null}`)
 	for _, bad := range []string{`{}`, `{"iterations": 0}`, `{"iterations": -2}`, `{"iterations": 1.5}`, `{"iterations": "3"}`, `{"iterations": null}`, `{"iterations": 3, "x": 1}`} {
 		expect(stopPath, bad, 400, `"invalid argument"`)
@@ -71,6 +72,40 @@ func TestCommands(t *testing.T) {
 	expect(startPath, `{}`, 200)
 	expect(startPath, `{}`, 200)
 	expect(stopPath, `{"iterations": 7}`, 200, `"iterations":7`)
+}
+
+// fakeAllLeaks also checks every isolate: a page and a worker that went
+// away.
+type fakeAllLeaks struct{ fakeLeaks }
+
+func (fakeAllLeaks) StartAllLeaks(context.Context) (engine.AllLeakTracking, error) {
+	return fakeAllTracking{}, nil
+}
+
+type fakeAllTracking struct{}
+
+func (fakeAllTracking) Stop(_ context.Context, n int) (wire.AllLeaks, error) {
+	return wire.AllLeaks{Iterations: n, Targets: []wire.TargetLeaks{
+		{Type: "page", Report: &wire.LeakReport{Iterations: n, Leaks: []wire.Leak{}}},
+		{Type: "worker", Error: "gone"},
+	}}, nil
+}
+
+// "targets": "all" starts the engine's check of every isolate, and stop
+// answers its verdicts; a page check after it answers one.
+func TestAllTargets(t *testing.T) {
+	post := fakeServer(t, fakeAllLeaks{}, 10*time.Second)
+	s, b := post(startPath, `{"targets": "all"}`)
+	assert.Equal(t, s, 200, b)
+	s, b = post(stopPath, `{"iterations": 4}`)
+	assert.Equal(t, s, 200, b)
+	assert.Assert(t, strings.Contains(b, `{"value":{"iterations":4,"targets":[{"type":"page","url":"","targetId":"","report":{"iterations":4,`), b)
+	assert.Assert(t, strings.Contains(b, `{"type":"worker","url":"","targetId":"","report":null,"error":"gone"}`), b)
+	s, b = post(startPath, `{}`)
+	assert.Equal(t, s, 200, b)
+	s, b = post(stopPath, `{"iterations": 4}`)
+	assert.Equal(t, s, 200, b)
+	assert.Assert(t, strings.HasPrefix(b, `{"value":{"iterations":4,"bytesBefore"`), b)
 }
 
 // A stop that runs out of time is the W3C "timeout", naming the phase.

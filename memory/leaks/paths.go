@@ -11,7 +11,7 @@ import (
 
 // paths is a breadth-first tree of shortest retainer paths over a
 // snapshot's strong edges. It is grown first from the global objects
-// (Window), over the edges a developer would follow, the way memlab and
+// (Window, or a worker's global scope), over the edges a developer would follow, the way memlab and
 // DevTools prefer paths from the page; the nodes that leaves out are
 // then reached from V8's root over any strong edge.
 type paths struct {
@@ -47,15 +47,27 @@ func retainers(s *heapsnapshot.Snapshot) *paths {
 	return p
 }
 
-// isGlobal tells a page's global object or its proxy, which V8 names
-// "Window / url" and "Window [JSGlobalObject] / url".
-func isGlobal(s *heapsnapshot.Snapshot, i int) bool {
+// isGlobal tells a global object or its proxy (see globalName).
+func isGlobal(s *heapsnapshot.Snapshot, i int) bool { return globalName(s, i) != "" }
+
+// globalName is the class of a page's or a worker's global object, or of
+// the page's proxy, which V8 names "Window / url", "Window
+// [JSGlobalObject] / url", "DedicatedWorkerGlobalScope [JSGlobalObject] /
+// url"; "" for any other node.
+func globalName(s *heapsnapshot.Snapshot, i int) string {
 	if s.Type(i) != "object" {
-		return false
+		return ""
 	}
 	name := s.Name(i)
-	return name == "Window" || strings.HasPrefix(name, "Window /") || strings.HasPrefix(name, "Window [")
+	for _, g := range globalClasses {
+		if name == g || strings.HasPrefix(name, g+" /") || strings.HasPrefix(name, g+" [") {
+			return g
+		}
+	}
+	return ""
 }
+
+var globalClasses = []string{"Window", "DedicatedWorkerGlobalScope", "SharedWorkerGlobalScope", "ServiceWorkerGlobalScope"}
 
 // strongEdge tells an edge that keeps its target alive: any but a weak
 // one.
@@ -203,7 +215,8 @@ func edgeLabel(e heapsnapshot.Edge) string {
 	return e.Name + " (" + e.Type + ")"
 }
 
-// displayName names a node in a path: "Window" for a global, an object's
+// displayName names a node in a path: "Window" (or a worker's global
+// scope) for a global, an object's
 // class without V8's " / url" suffix, a DOM node as domName does, a
 // function as "name()", and V8's other nodes by their name in
 // parentheses with their type.
@@ -211,8 +224,8 @@ func displayName(s *heapsnapshot.Snapshot, i int) string {
 	name := s.Name(i)
 	switch s.Type(i) {
 	case "object":
-		if isGlobal(s, i) {
-			return "Window"
+		if g := globalName(s, i); g != "" {
+			return g
 		}
 		if k := strings.Index(name, " / "); k >= 0 {
 			name = name[:k]

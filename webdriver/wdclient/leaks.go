@@ -43,3 +43,35 @@ func (c *Client) LeakStop(ctx context.Context, sessionID string, iterations int)
 	err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/leaks/stop", wire.LeakStopArgs{Iterations: iterations}, &out)
 	return out, err
 }
+
+// LeakStartAll starts a leak check in every isolate of the current page:
+// the page's, and those of its out-of-process frames and workers.
+func LeakStartAll(wd selenium.WebDriver) error {
+	c, id, err := forSession(wd)
+	if err != nil {
+		return err
+	}
+	return c.LeakStartAll(context.Background(), id)
+}
+
+// LeakStartAll sends leaks/start with "targets": "all".
+func (c *Client) LeakStartAll(ctx context.Context, sessionID string) error {
+	return c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/leaks/start", wire.LeakStartArgs{Targets: "all"}, nil)
+}
+
+// LeakStopAll ends the leak check begun by LeakStartAll and returns each
+// isolate's verdict.
+func LeakStopAll(wd selenium.WebDriver, iterations int) (wire.AllLeaks, error) {
+	c, id, err := forSession(wd)
+	if err != nil {
+		return wire.AllLeaks{}, err
+	}
+	return c.LeakStopAll(context.Background(), id, iterations)
+}
+
+// LeakStopAll sends leaks/stop after LeakStartAll.
+func (c *Client) LeakStopAll(ctx context.Context, sessionID string, iterations int) (wire.AllLeaks, error) {
+	var out wire.AllLeaks
+	err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/leaks/stop", wire.LeakStopArgs{Iterations: iterations}, &out)
+	return out, err
+}
