@@ -506,6 +506,13 @@
 // dedicated workers', one after the other, each with its own baseline,
 // tracker and verdict. Retainer paths in a worker start at its
 // DedicatedWorkerGlobalScope. A frame or worker that goes away between
-// start and stop gets an error in its place; the page's failure fails
-// the command, and the other isolates' trackers are stopped.
+// start and stop gets an error in its place; the page's failure, the
+// deadline or a lost connection fails the command, and stops the trackers
+// still running (as does a stop from another window). Limits: frames of
+// one site share an isolate, whose verdict names the first of them (and
+// its document's identity is the only one checked); a worker's own event
+// listeners are not counted (only a window's and a document's); isolates
+// that appear after the start are not checked; a new start replaces the
+// check without stopping the old trackers of isolates it no longer
+// covers.
 package chromium

@@ -81,10 +81,11 @@ func (e *Engine) startLeaks(ctx context.Context, ts *targetSession, t *target.In
 }
 
 // Stop checks that the current window is the page of the start, then
-// ends the check (finish).
+// ends the check (finish); in another window, the check ends unfinished.
 func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakReport, err error) {
 	defer func() { err = l.e.ended(ctx, err) }()
 	if err := l.sameWindow(ctx); err != nil {
+		abandon(ctx, []isolateCheck{{l: l}})
 		return wire.LeakReport{}, err
 	}
 	return l.finish(ctx, iterations)
@@ -99,7 +100,7 @@ func (l *leakTracking) sameWindow(ctx context.Context) error {
 	}
 	if handle != string(l.t.TargetID) {
 		return wire.Errorf(wire.UnsupportedOperation,
-			"leaks/stop: the current window is not the one of leaks/start (%s): switch back to it, or start again", l.t.TargetID)
+			"leaks/stop: the current window is not the one of leaks/start (%s): the check is ended; switch back to it and start again", l.t.TargetID)
 	}
 	return nil
 }

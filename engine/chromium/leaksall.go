@@ -2,11 +2,13 @@ package chromium
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/engine/chromium/cdp"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -48,7 +50,7 @@ func (e *Engine) StartAllLeaks(ctx context.Context) (_ engine.AllLeakTracking, e
 				c.l, c.err = e.startLeaks(ctx, ts, it.t)
 			}
 		}
-		if c.err != nil && (i == 0 || ctx.Err() != nil) {
+		if c.err != nil && a.fatal(ctx, i, c.err) {
 			abandon(ctx, a.checks)
 			return nil, c.err
 		}
@@ -57,11 +59,21 @@ func (e *Engine) StartAllLeaks(ctx context.Context) (_ engine.AllLeakTracking, e
 	return a, nil
 }
 
+// fatal tells a failure that ends the whole check: the page's, the
+// command's deadline, the DevTools connection's or the session's end.
+func (a *allLeakTracking) fatal(ctx context.Context, i int, err error) bool {
+	a.e.mu.Lock()
+	closed := a.e.closed
+	a.e.mu.Unlock()
+	return i == 0 || ctx.Err() != nil || closed || errors.Is(err, cdp.ErrClosed)
+}
+
 // Stop checks that the current window is the page of the start, then
 // ends every isolate's check in turn.
 func (a *allLeakTracking) Stop(ctx context.Context, iterations int) (_ wire.AllLeaks, err error) {
 	defer func() { err = a.e.ended(ctx, err) }()
 	if err := a.checks[0].l.sameWindow(ctx); err != nil {
+		abandon(ctx, a.checks)
 		return wire.AllLeaks{}, err
 	}
 	out := wire.AllLeaks{Iterations: iterations, Targets: make([]wire.TargetLeaks, 0, len(a.checks))}
@@ -75,7 +87,7 @@ func (a *allLeakTracking) Stop(ctx context.Context, iterations int) (_ wire.AllL
 			}
 		}
 		if err != nil {
-			if i == 0 || ctx.Err() != nil {
+			if a.fatal(ctx, i, err) {
 				abandon(ctx, a.checks[i+1:])
 				return wire.AllLeaks{}, err
 			}

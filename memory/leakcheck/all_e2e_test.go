@@ -51,4 +51,22 @@ func TestLeakCheckAll(t *testing.T) {
 	page, err := wdclient.LeakStop(e.wd, iterations)
 	assert.NilError(t, err)
 	assert.DeepEqual(t, page.Leaks, []wire.Leak{})
+
+	// Stopped from another window, the check ends unfinished, and says so.
+	assert.NilError(t, wdclient.LeakStartAll(e.wd))
+	first, err := e.wd.CurrentWindowHandle()
+	assert.NilError(t, err)
+	_, err = e.wd.ExecuteScript("window.open('about:blank')", nil)
+	assert.NilError(t, err)
+	handles, err := e.wd.WindowHandles()
+	assert.NilError(t, err)
+	for _, h := range handles {
+		if h != first {
+			assert.NilError(t, e.wd.SwitchWindow(h))
+		}
+	}
+	_, err = wdclient.LeakStopAll(e.wd, iterations)
+	assert.ErrorContains(t, wdError(t, err), "the check is ended")
+	_, err = wdclient.LeakStopAll(e.wd, iterations)
+	assert.ErrorContains(t, wdError(t, err), "leaks/stop before leaks/start")
 }

@@ -23,10 +23,10 @@
 // without a start (or a second stop) is "invalid argument" naming the
 // order; a start while a check is under way starts afresh. stop ends the
 // check whatever its outcome. They ask the session's engine for an
-// engine.LeakTracker; an engine without one answers "unsupported
-// operation". How Chromium and WebKitGTK do it, and what a navigation
-// between start and stop or a deadline gives: packages engine/chromium
-// and engine/webkitgtk, "Leak check".
+// engine.LeakTracker (an engine.AllLeakTracker for "all"); an engine
+// without one answers "unsupported operation". How Chromium and WebKitGTK
+// do it, and what a navigation between start and stop or a deadline
+// gives: packages engine/chromium and engine/webkitgtk, "Leak check".
 // Both run under the server's command deadline; running out is the W3C
 // "timeout" naming the phase ("leaks/stop: taking the final heap
 // snapshot").

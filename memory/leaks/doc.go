@@ -38,8 +38,8 @@
 //     reported again (the array that holds the leaked Foo).
 //   - retainerPath is the shortest path to the group's representative
 //     (the member the search reaches first, so one nearest the roots) over
-//     strong edges: breadth first from the page's global objects (Window)
-//     over the edges a developer would follow (no weak edges, no
+//     strong edges: breadth first from the page's global objects (Window;
+//     in a worker's heap, its DedicatedWorkerGlobalScope) over the edges a developer would follow (no weak edges, no
 //     synthetic shortcuts, no hidden edges, no __proto__ links, nothing
 //     through hidden classes or code), as memlab and DevTools prefer
 //     paths from the page; what that does not reach, from V8's root over

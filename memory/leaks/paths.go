@@ -53,14 +53,18 @@ func isGlobal(s *heapsnapshot.Snapshot, i int) bool { return globalName(s, i) !=
 // globalName is the class of a page's or a worker's global object, or of
 // the page's proxy, which V8 names "Window / url", "Window
 // [JSGlobalObject] / url", "DedicatedWorkerGlobalScope [JSGlobalObject] /
-// url"; "" for any other node.
+// url"; "" for any other node. A worker scope is told by V8's suffix
+// only: a page's own class may bear the name (a service worker mock).
 func globalName(s *heapsnapshot.Snapshot, i int) string {
 	if s.Type(i) != "object" {
 		return ""
 	}
 	name := s.Name(i)
+	if name == "Window" {
+		return name
+	}
 	for _, g := range globalClasses {
-		if name == g || strings.HasPrefix(name, g+" /") || strings.HasPrefix(name, g+" [") {
+		if strings.HasPrefix(name, g+" /") || strings.HasPrefix(name, g+" [") {
 			return g
 		}
 	}

@@ -2,6 +2,7 @@ package wdclient
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/tebeka/selenium"
@@ -73,5 +74,8 @@ func LeakStopAll(wd selenium.WebDriver, iterations int) (wire.AllLeaks, error) {
 func (c *Client) LeakStopAll(ctx context.Context, sessionID string, iterations int) (wire.AllLeaks, error) {
 	var out wire.AllLeaks
 	err := c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/leaks/stop", wire.LeakStopArgs{Iterations: iterations}, &out)
+	if err == nil && out.Targets == nil {
+		err = errors.New(`wdclient: leaks/stop answered one verdict: the check was started without "targets": "all"`)
+	}
 	return out, err
 }
