@@ -355,3 +355,31 @@ func TestSummaryUnsortedIDs(t *testing.T) {
 	assert.Assert(t, !m.Has(5) && !m.Has(100))
 	assert.Equal(t, m.bytes, int64(32))
 }
+
+// A worker's heap: paths start at its global scope. A page's own class
+// that bears a worker scope's name is only a class.
+func TestGlobalScopes(t *testing.T) {
+	worker := func(things int) *heapsnapshottest.Graph {
+		g := &heapsnapshottest.Graph{}
+		root := g.Node("synthetic", "", 1, 0)
+		roots := g.Node("synthetic", "(GC roots)", 3, 0)
+		g.Element(root, "element", 1, roots)
+		global := g.Node("object", "DedicatedWorkerGlobalScope [JSGlobalObject] / https://a.test/w.js", 5, 64)
+		g.Element(roots, "element", 1, global)
+		kept := g.Node("object", "Array", 7, 16)
+		g.Edge(global, "property", "kept", kept)
+		for k := range things {
+			g.Element(kept, "element", k, g.Node("object", "WorkerThing", uint32(1001+2*k), 24))
+		}
+		return g
+	}
+	r := find(t, Input{Baseline: sum(t, worker(0)), Final: build(t, worker(3)), Iterations: 3})
+	assert.DeepEqual(t, names(r), []string{"objects WorkerThing"})
+	assert.DeepEqual(t, r.Leaks[0].RetainerPath, []string{"DedicatedWorkerGlobalScope", "kept (property)", "Array", "[0] (element)", "WorkerThing"})
+
+	b, f := newPage(0), newPage(0)
+	f.add("ServiceWorkerGlobalScope", 3, 0) // a mock's instances
+	r = find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3})
+	assert.DeepEqual(t, names(r), []string{"objects ServiceWorkerGlobalScope"})
+	assert.DeepEqual(t, r.Leaks[0].RetainerPath, []string{"Window", "store (property)", "Array", "[0] (element)", "ServiceWorkerGlobalScope"})
+}
