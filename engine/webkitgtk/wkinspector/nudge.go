@@ -82,7 +82,7 @@ func (c *Conn) nudge() {
 			c.mu.Lock()
 			c.nudging = false
 			c.mu.Unlock()
-			return // and so does the next command
+			return // the socket failed: the next command's write says so
 		}
 	}
 }
