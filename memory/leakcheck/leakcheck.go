@@ -63,36 +63,44 @@ func startCommand(ctx context.Context, sess *session.Session, body []byte) (any,
 		return nil, err
 	}
 	return turn.With(ctx, st.turn, func() (any, error) {
+		begin, err := starter(sess, args.Targets == "all")
+		if err != nil {
+			return nil, err // an engine without it keeps a check under way
+		}
 		// A new start replaces a check under way: its baseline is dropped.
 		st.tracking = nil
-		var err error
-		st.tracking, err = start(ctx, sess, args.Targets == "all")
+		st.tracking, err = begin(ctx)
 		return nil, err
 	})
 }
 
-// start starts a check in the page's isolate, or in all the page's.
-func start(ctx context.Context, sess *session.Session, all bool) (stopper, error) {
+// starter finds the engine's leak check, of the page's isolate or of all
+// the page's, and returns what starts it.
+func starter(sess *session.Session, all bool) (func(context.Context) (stopper, error), error) {
 	if all {
 		t, err := engine.Need(sess, engine.AllLeaks)
 		if err != nil {
 			return nil, err
 		}
-		tracking, err := t.StartAllLeaks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, n int) (any, error) { return tracking.Stop(ctx, n) }, nil
+		return func(ctx context.Context) (stopper, error) {
+			tracking, err := t.StartAllLeaks(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context, n int) (any, error) { return tracking.Stop(ctx, n) }, nil
+		}, nil
 	}
 	t, err := engine.Need(sess, engine.Leaks)
 	if err != nil {
 		return nil, err
 	}
-	tracking, err := t.StartLeaks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, n int) (any, error) { return tracking.Stop(ctx, n) }, nil
+	return func(ctx context.Context) (stopper, error) {
+		tracking, err := t.StartLeaks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, n int) (any, error) { return tracking.Stop(ctx, n) }, nil
+	}, nil
 }
 
 func stopCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {

@@ -59,8 +59,10 @@ func TestCommands(t *testing.T) {
 	expect(stopPath, `{"iterations": 3}`, 400, `"invalid argument"`, "leaks/stop before leaks/start")
 	expect(startPath, `{"targets": "frames"}`, 400, `"invalid argument"`)
 	expect(startPath, `{"target": "page"}`, 400, `"invalid argument"`)
-	// fakeLeaks checks the page only.
+	// fakeLeaks checks the page only, and the check under way goes on.
+	expect(startPath, `{"targets": "page"}`, 200, `{"value":null}`)
 	expect(startPath, `{"targets": "all"}`, 500, `"unsupported operation"`, `the leak check of \"targets\": \"all\"`)
+	expect(stopPath, `{"iterations": 2}`, 200, `"iterations":2`)
 	expect(startPath, `{"targets": "page"}`, 200, `{"value":null}`)
 	for _, bad := range []string{`{}`, `{"iterations": 0}`, `{"iterations": -2}`, `{"iterations": 1.5}`, `{"iterations": "3"}`, `{"iterations": null}`, `{"iterations": 3, "x": 1}`} {
 		expect(stopPath, bad, 400, `"invalid argument"`)
