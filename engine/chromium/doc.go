@@ -511,7 +511,8 @@
 // still running (as does a stop from another window). Limits: frames of
 // one site share an isolate, whose verdict names the first of them (and
 // its document's identity is the only one checked); a worker's own event
-// listeners are not counted (only a window's and a document's); isolates
+// listeners are not counted (Chromium 156's workers have no
+// DOMDebugger.getEventListeners: "wasn't found", measured); isolates
 // that appear after the start are not checked; a new start replaces the
 // check without stopping the old trackers of isolates it no longer
 // covers.
