@@ -51,7 +51,7 @@ func (e *Engine) Lacks(capability string) string {
 		return "WebKit's inspector reports collections (Heap.garbageCollected) without sizes, " +
 			"and with start and end times of 0 outside a Timeline recording (measured)"
 	case engine.AllLeaks.Name:
-		return `wdext checks WebKitGTK's workers for leaks not yet; "targets": "page" checks the page's VM, ` +
+		return `wdext does not check WebKitGTK's workers for leaks yet; "targets": "page" checks the page's VM, ` +
 			"which holds every frame of the page (one web process)"
 	}
 	return ""
