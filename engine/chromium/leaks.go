@@ -122,7 +122,7 @@ func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakRep
 		if origin != l.origin {
 			l.abandon(ctx)
 			return wire.Errorf(wire.UnsupportedOperation,
-				"leaks/stop: the %s navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop", l.what())
+				"leaks/stop: the %s navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop", l.t.Type)
 		}
 		step = "collecting garbage"
 		if _, err := cdproto.Call(ctx, ts.s, heapprofiler.CollectGarbage, cdproto.Empty{}); err != nil {
@@ -147,14 +147,6 @@ func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakRep
 		Baseline: l.baseline, Final: final, Iterations: iterations,
 		ListenersBefore: l.before, ListenersAfter: after,
 	})
-}
-
-// what names the check's target in messages: "page", "iframe", "worker".
-func (l *leakTracking) what() string {
-	if l.t.Type == "" {
-		return "page"
-	}
-	return l.t.Type
 }
 
 // stopTracking stops V8's allocation tracker, which sends a heap snapshot

@@ -82,25 +82,23 @@ func starter(sess *session.Session, all bool) (func(context.Context) (stopper, e
 		if err != nil {
 			return nil, err
 		}
-		return func(ctx context.Context) (stopper, error) {
-			tracking, err := t.StartAllLeaks(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return func(ctx context.Context, n int) (any, error) { return tracking.Stop(ctx, n) }, nil
-		}, nil
+		return func(ctx context.Context) (stopper, error) { return stopperOf[wire.AllLeaks](t.StartAllLeaks(ctx)) }, nil
 	}
 	t, err := engine.Need(sess, engine.Leaks)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) (stopper, error) {
-		tracking, err := t.StartLeaks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, n int) (any, error) { return tracking.Stop(ctx, n) }, nil
-	}, nil
+	return func(ctx context.Context) (stopper, error) { return stopperOf[wire.LeakReport](t.StartLeaks(ctx)) }, nil
+}
+
+// stopperOf is the stopper of a check that started, t.
+func stopperOf[R any, T interface {
+	Stop(context.Context, int) (R, error)
+}](t T, err error) (stopper, error) {
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, n int) (any, error) { return t.Stop(ctx, n) }, nil
 }
 
 func stopCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
