@@ -10,9 +10,6 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
-// Path is the spec's URI template for the command.
-const Path = wire.ForceSamplePath
-
 // timeout bounds one force: arming, one trigger per realm, disarming.
 // It outlasts the wait of about 10 s that Chromium's Tracing.start makes
 // now and then (engine/chromium, "Force Sample"), so such a force is
@@ -24,7 +21,7 @@ const timeout = 30 * time.Second
 // natively keeps answering it; wdext steps in only where the upstream says
 // "unknown command".
 func Register(srv *webdriver.Server) {
-	srv.HandleFallback("POST", Path, Command)
+	srv.HandleFallback("POST", wire.ForceSamplePath, Command)
 }
 
 // Command is the remote end steps: parameters are ignored but must be a

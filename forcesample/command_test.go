@@ -16,6 +16,7 @@ import (
 	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // fakeDriver answers new session, and forcesample with the given reply.
@@ -57,7 +58,7 @@ func post(t *testing.T, u, body string) (int, string) {
 	assert.NilError(t, err)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	assert.Equal(t, resp.Header.Get("Content-Type"), webdriver.ContentType)
+	assert.Equal(t, resp.Header.Get("Content-Type"), wire.ContentType)
 	return resp.StatusCode, string(b)
 }
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/webdriver/wdclient"
+	"github.com/wdext/wdext/wire"
 )
 
 // inFrames runs fn in the top document and in each frame path below it
@@ -169,9 +169,9 @@ func TestForceSampleTracingConflict(t *testing.T) {
 		t.Log("forcesample worked while chromedriver traces")
 		return
 	}
-	we, ok := err.(*webdriver.Error)
+	we, ok := err.(*wire.Error)
 	assert.Assert(t, ok, "%T %v", err, err)
-	assert.Equal(t, we.Code, webdriver.UnsupportedOperation)
+	assert.Equal(t, we.Code, wire.UnsupportedOperation)
 	assert.Assert(t, strings.Contains(we.Message, "tracing"), we.Message)
 	t.Logf("conflict reported as: %v", we)
 }
@@ -183,9 +183,9 @@ func TestForceSampleDeadDriver(t *testing.T) {
 	assert.NilError(t, wdclient.ForceSample(wd))
 	env.Driver.Kill()
 	err := wdclient.ForceSample(wd)
-	we, ok := err.(*webdriver.Error)
+	we, ok := err.(*wire.Error)
 	assert.Assert(t, ok, "%T %v", err, err)
-	assert.Equal(t, we.Code, webdriver.InvalidSessionID)
+	assert.Equal(t, we.Code, wire.InvalidSessionID)
 }
 
 // A client that gives up on a force (or a force that times out) leaves

@@ -14,14 +14,13 @@ import (
 	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/webdriver/wdclient"
 	"github.com/wdext/wdext/wire"
 )
 
 // forceTimed forces a sample with a client-side bound, and says how long
 // the answer took.
-func forceTimed(t *testing.T, wd selenium.WebDriver) (*webdriver.Error, time.Duration) {
+func forceTimed(t *testing.T, wd selenium.WebDriver) (*wire.Error, time.Duration) {
 	t.Helper()
 	c, err := wdclient.For(wd)
 	assert.NilError(t, err)
@@ -33,7 +32,7 @@ func forceTimed(t *testing.T, wd selenium.WebDriver) (*webdriver.Error, time.Dur
 	if err == nil {
 		return nil, took
 	}
-	var we *webdriver.Error
+	var we *wire.Error
 	if !errors.As(err, &we) {
 		t.Fatalf("not a W3C error after %v: %v", took, err)
 	}

@@ -1,6 +1,10 @@
 package memory
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/wdext/wdext/wire"
+)
 
 // Realm is the part of a JavaScript realm the spec's algorithms look at. A
 // caller builds one per frame and worker, e.g. from a CDP frame tree
@@ -38,7 +42,7 @@ type ContainerElement struct {
 // container to report for a realm, fixed when the realm is created, and
 // whether the realm's memory is reported as cross-origin aggregated.
 type MemoryAttributionToken struct {
-	Container             *MemoryAttributionContainer
+	Container             *wire.MemoryAttributionContainer
 	CrossOriginAggregated bool
 }
 
@@ -49,11 +53,11 @@ type MemoryAttributionToken struct {
 // The spec switches only on iframe, frame and object; any other element
 // (embed, for instance) is reported like an iframe rather than failing, so a
 // realm never loses its container and falls back to looking top-level.
-func ExtractContainerElementAttributes(e ContainerElement) MemoryAttributionContainer {
+func ExtractContainerElementAttributes(e ContainerElement) wire.MemoryAttributionContainer {
 	if strings.EqualFold(e.LocalName, "object") { // CDP nodeName is upper case
-		return MemoryAttributionContainer{ID: e.ID, Src: e.Data}
+		return wire.MemoryAttributionContainer{ID: e.ID, Src: e.Data}
 	}
-	return MemoryAttributionContainer{ID: e.ID, Src: e.Src}
+	return wire.MemoryAttributionContainer{ID: e.ID, Src: e.Src}
 }
 
 // ObtainWindowMemoryAttributionToken implements §3.4 "obtain a window memory
@@ -76,7 +80,7 @@ func ObtainWindowMemoryAttributionToken(origin, parentOrigin, topLevelOrigin str
 	if containerElement == nil {
 		return MemoryAttributionToken{}
 	}
-	var container *MemoryAttributionContainer
+	var container *wire.MemoryAttributionContainer
 	if !sameOrigin(parentOrigin, topLevelOrigin) {
 		// Step 2: the element lives in a document the top level cannot
 		// read, so its attributes must not leak; reuse what the parent
@@ -100,7 +104,7 @@ func ObtainWindowMemoryAttributionToken(origin, parentOrigin, topLevelOrigin str
 // attribution token": a dedicated worker reports as its owner does
 // (outsideToken); shared and service workers stand alone.
 func ObtainWorkerMemoryAttributionToken(global string, outsideToken MemoryAttributionToken) MemoryAttributionToken {
-	if global == ScopeDedicatedWorker { // step 1
+	if global == wire.ScopeDedicatedWorker { // step 1
 		return outsideToken
 	}
 	return MemoryAttributionToken{} // steps 2 and 3
@@ -110,7 +114,7 @@ func ObtainWorkerMemoryAttributionToken(global string, outsideToken MemoryAttrib
 // object when r is created (§4.2), computed from r's current ancestry.
 func (r *Realm) MemoryAttributionToken() MemoryAttributionToken {
 	switch r.Global {
-	case ScopeWindow:
+	case wire.ScopeWindow:
 		if r.Parent == nil { // create a new browsing context, step 12
 			return ObtainWindowMemoryAttributionToken(r.Origin, "", r.Origin, nil, nil)
 		}
@@ -122,7 +126,7 @@ func (r *Realm) MemoryAttributionToken() MemoryAttributionToken {
 			container = &ContainerElement{}
 		}
 		return ObtainWindowMemoryAttributionToken(r.Origin, r.Parent.Origin, r.topLevelOrigin(), container, &parentToken)
-	case ScopeDedicatedWorker:
+	case wire.ScopeDedicatedWorker:
 		var outside MemoryAttributionToken
 		if r.Parent != nil {
 			outside = r.Parent.MemoryAttributionToken()
@@ -147,9 +151,9 @@ func (r *Realm) topLevelOrigin() string {
 // separately (§3.2 method steps, step 1).
 func MemoryMeasurementAllowed(r *Realm) bool {
 	switch r.Global {
-	case ScopeSharedWorker, ScopeServiceWorker:
+	case wire.ScopeSharedWorker, wire.ScopeServiceWorker:
 		return true
-	case ScopeWindow:
+	case wire.ScopeWindow:
 		return sameOrigin(r.Origin, r.topLevelOrigin())
 	}
 	return false

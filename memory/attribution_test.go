@@ -3,20 +3,21 @@ package memory
 import (
 	"testing"
 
+	"github.com/wdext/wdext/wire"
 	"gotest.tools/v3/assert"
 )
 
 func TestExtractContainerElementAttributes(t *testing.T) {
 	for _, tc := range []struct {
 		el   ContainerElement
-		want MemoryAttributionContainer
+		want wire.MemoryAttributionContainer
 	}{
-		{ContainerElement{LocalName: "iframe", ID: "a", Src: "s", Data: "d"}, MemoryAttributionContainer{ID: "a", Src: "s"}},
-		{ContainerElement{LocalName: "frame", ID: "a", Src: "s", Data: "d"}, MemoryAttributionContainer{ID: "a", Src: "s"}},
-		{ContainerElement{LocalName: "object", ID: "a", Src: "s", Data: "d"}, MemoryAttributionContainer{ID: "a", Src: "d"}},
-		{ContainerElement{LocalName: "OBJECT", ID: "a", Data: "d"}, MemoryAttributionContainer{ID: "a", Src: "d"}}, // CDP nodeName
-		{ContainerElement{LocalName: "embed", ID: "a", Src: "s"}, MemoryAttributionContainer{ID: "a", Src: "s"}},   // not in the spec
-		{ContainerElement{LocalName: "iframe"}, MemoryAttributionContainer{}},                                      // no attributes
+		{ContainerElement{LocalName: "iframe", ID: "a", Src: "s", Data: "d"}, wire.MemoryAttributionContainer{ID: "a", Src: "s"}},
+		{ContainerElement{LocalName: "frame", ID: "a", Src: "s", Data: "d"}, wire.MemoryAttributionContainer{ID: "a", Src: "s"}},
+		{ContainerElement{LocalName: "object", ID: "a", Src: "s", Data: "d"}, wire.MemoryAttributionContainer{ID: "a", Src: "d"}},
+		{ContainerElement{LocalName: "OBJECT", ID: "a", Data: "d"}, wire.MemoryAttributionContainer{ID: "a", Src: "d"}}, // CDP nodeName
+		{ContainerElement{LocalName: "embed", ID: "a", Src: "s"}, wire.MemoryAttributionContainer{ID: "a", Src: "s"}},   // not in the spec
+		{ContainerElement{LocalName: "iframe"}, wire.MemoryAttributionContainer{}},                                      // no attributes
 	} {
 		t.Run(tc.el.LocalName, func(t *testing.T) {
 			assert.Equal(t, ExtractContainerElementAttributes(tc.el), tc.want)
@@ -27,8 +28,8 @@ func TestExtractContainerElementAttributes(t *testing.T) {
 func TestObtainWindowMemoryAttributionToken(t *testing.T) {
 	const a, b, c = "https://a.test", "https://b.test", "https://c.test"
 	el := &ContainerElement{LocalName: "iframe", ID: "here", Src: "/here"}
-	here := &MemoryAttributionContainer{ID: "here", Src: "/here"}
-	outer := &MemoryAttributionContainer{ID: "outer", Src: b + "/"}
+	here := &wire.MemoryAttributionContainer{ID: "here", Src: "/here"}
+	outer := &wire.MemoryAttributionContainer{ID: "outer", Src: b + "/"}
 	for _, tc := range []struct {
 		name                     string
 		origin, parent, topLevel string
@@ -81,14 +82,14 @@ func TestObtainWindowMemoryAttributionToken(t *testing.T) {
 }
 
 func TestObtainWorkerMemoryAttributionToken(t *testing.T) {
-	owner := MemoryAttributionToken{Container: &MemoryAttributionContainer{ID: "x"}, CrossOriginAggregated: true}
-	assert.DeepEqual(t, ObtainWorkerMemoryAttributionToken(ScopeDedicatedWorker, owner), owner)
-	assert.DeepEqual(t, ObtainWorkerMemoryAttributionToken(ScopeSharedWorker, owner), MemoryAttributionToken{})
-	assert.DeepEqual(t, ObtainWorkerMemoryAttributionToken(ScopeServiceWorker, owner), MemoryAttributionToken{})
+	owner := MemoryAttributionToken{Container: &wire.MemoryAttributionContainer{ID: "x"}, CrossOriginAggregated: true}
+	assert.DeepEqual(t, ObtainWorkerMemoryAttributionToken(wire.ScopeDedicatedWorker, owner), owner)
+	assert.DeepEqual(t, ObtainWorkerMemoryAttributionToken(wire.ScopeSharedWorker, owner), MemoryAttributionToken{})
+	assert.DeepEqual(t, ObtainWorkerMemoryAttributionToken(wire.ScopeServiceWorker, owner), MemoryAttributionToken{})
 }
 
 func TestRealmMemoryAttributionToken(t *testing.T) {
-	exampleID := &MemoryAttributionContainer{ID: "example-id", Src: fooCom + "/iframe1"}
+	exampleID := &wire.MemoryAttributionContainer{ID: "example-id", Src: fooCom + "/iframe1"}
 	for _, tc := range []struct {
 		name  string
 		realm *Realm
@@ -103,14 +104,14 @@ func TestRealmMemoryAttributionToken(t *testing.T) {
 		{"its worker", fooWorker, MemoryAttributionToken{Container: exampleID, CrossOriginAggregated: true}},
 		{"top-level origin inside it", exampleIframe2, MemoryAttributionToken{Container: exampleID}},
 		{
-			"worker of that", &Realm{Global: ScopeDedicatedWorker, Origin: exampleCom, Parent: exampleIframe2},
+			"worker of that", &Realm{Global: wire.ScopeDedicatedWorker, Origin: exampleCom, Parent: exampleIframe2},
 			MemoryAttributionToken{Container: exampleID},
 		},
 		{
 			// Without its element a nested window must still not pass
 			// for top-level, or its cross-origin URL would show.
-			"cross-origin iframe with unknown element", &Realm{Global: ScopeWindow, Origin: fooCom, Parent: top},
-			MemoryAttributionToken{Container: &MemoryAttributionContainer{}, CrossOriginAggregated: true},
+			"cross-origin iframe with unknown element", &Realm{Global: wire.ScopeWindow, Origin: fooCom, Parent: top},
+			MemoryAttributionToken{Container: &wire.MemoryAttributionContainer{}, CrossOriginAggregated: true},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,18 +131,18 @@ func TestMemoryMeasurementAllowed(t *testing.T) {
 		{fooIframe1, false},
 		{worker, false}, // not exposed to dedicated workers
 		{serviceWorker, true},
-		{&Realm{Global: ScopeSharedWorker}, true},
+		{&Realm{Global: wire.ScopeSharedWorker}, true},
 	} {
 		assert.Equal(t, MemoryMeasurementAllowed(tc.realm), tc.want, tc.realm.URL)
 	}
 }
 
 func TestCreateNewMemoryAttribution(t *testing.T) {
-	assert.DeepEqual(t, CreateNewMemoryAttribution(top), MemoryAttribution{URL: exampleCom, Scope: ScopeWindow})
-	assert.DeepEqual(t, CreateNewMemoryAttribution(worker), MemoryAttribution{URL: exampleCom + "/worker.js", Scope: ScopeDedicatedWorker})
-	assert.DeepEqual(t, CreateNewMemoryAttribution(barIframe2), MemoryAttribution{
-		URL:       CrossOriginURL,
-		Container: &MemoryAttributionContainer{ID: "example-id", Src: fooCom + "/iframe1"},
-		Scope:     ScopeCrossOriginAggregated,
+	assert.DeepEqual(t, CreateNewMemoryAttribution(top), wire.MemoryAttribution{URL: exampleCom, Scope: wire.ScopeWindow})
+	assert.DeepEqual(t, CreateNewMemoryAttribution(worker), wire.MemoryAttribution{URL: exampleCom + "/worker.js", Scope: wire.ScopeDedicatedWorker})
+	assert.DeepEqual(t, CreateNewMemoryAttribution(barIframe2), wire.MemoryAttribution{
+		URL:       wire.CrossOriginURL,
+		Container: &wire.MemoryAttributionContainer{ID: "example-id", Src: fooCom + "/iframe1"},
+		Scope:     wire.ScopeCrossOriginAggregated,
 	})
 }

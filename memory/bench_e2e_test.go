@@ -11,6 +11,7 @@ import (
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/webdriver/wdclient"
+	"github.com/wdext/wdext/wire"
 )
 
 // unaidedCap bounds the wait for the page's own, unhelped call.
@@ -66,7 +67,7 @@ func BenchmarkMeasureMemory(b *testing.B) {
 
 	var api, engine []time.Duration
 	for b.Loop() {
-		for _, source := range []string{memory.SourceAPI, memory.SourceEngine} {
+		for _, source := range []string{wire.SourceAPI, wire.SourceEngine} {
 			t0 := time.Now()
 			m, err := wdclient.MeasureMemory(wd, wdclient.MeasureOptions{Source: source})
 			d := time.Since(t0)
@@ -76,7 +77,7 @@ func BenchmarkMeasureMemory(b *testing.B) {
 			if m.Bytes < 50<<20 {
 				b.Fatalf("source %s: %d bytes, less than the worker's 50 MiB", source, m.Bytes)
 			}
-			if source == memory.SourceAPI {
+			if source == wire.SourceAPI {
 				api = append(api, d)
 			} else {
 				engine = append(engine, d)

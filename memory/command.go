@@ -11,18 +11,6 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
-// The extension commands' URI templates (see package wire).
-const (
-	MeasurePath = wire.MeasurePath
-	GCPath      = wire.GCPath
-)
-
-// The values of the measure command's "source" parameter.
-const (
-	SourceAPI    = wire.SourceAPI
-	SourceEngine = wire.SourceEngine
-)
-
 // DefaultTimeout bounds a command whose parameters give no "timeout".
 const DefaultTimeout = 10 * time.Second
 
@@ -32,8 +20,8 @@ const maxTimeout = 1<<53 - 1
 
 // Register adds the memory commands to srv.
 func Register(srv *webdriver.Server) {
-	srv.Handle("POST", MeasurePath, MeasureCommand)
-	srv.Handle("POST", GCPath, GCCommand)
+	srv.Handle("POST", wire.MeasurePath, MeasureCommand)
+	srv.Handle("POST", wire.GCPath, GCCommand)
 }
 
 // MeasureArgs are the measure command's parameters.
@@ -68,10 +56,10 @@ func ParseMeasureArgs(body []byte) (MeasureArgs, error) {
 	var a MeasureArgs
 	if raw.Source != nil {
 		switch *raw.Source {
-		case SourceAPI, SourceEngine:
+		case wire.SourceAPI, wire.SourceEngine:
 			a.Source = *raw.Source
 		default:
-			return MeasureArgs{}, webdriver.Errorf(webdriver.InvalidArgument, "parameter \"source\": %q is not %q or %q", *raw.Source, SourceAPI, SourceEngine)
+			return MeasureArgs{}, wire.Errorf(wire.InvalidArgument, "parameter \"source\": %q is not %q or %q", *raw.Source, wire.SourceAPI, wire.SourceEngine)
 		}
 	}
 	t, err := parseTimeout(raw.Timeout)
@@ -86,7 +74,7 @@ func ParseGCArgs(body []byte) (GCArgs, error) {
 		return GCArgs{}, err
 	}
 	if raw.Source != nil {
-		return GCArgs{}, webdriver.Errorf(webdriver.InvalidArgument, "parameter \"source\" belongs to the measure command, not gc")
+		return GCArgs{}, wire.Errorf(wire.InvalidArgument, "parameter \"source\" belongs to the measure command, not gc")
 	}
 	t, err := parseTimeout(raw.Timeout)
 	return GCArgs{Timeout: t}, err
@@ -101,7 +89,7 @@ func parseTimeout(ms *float64) (time.Duration, error) {
 	}
 	v := *ms
 	if v < 0 || v != math.Trunc(v) || v > maxTimeout {
-		return 0, webdriver.Errorf(webdriver.InvalidArgument, "parameter \"timeout\": %v is not an integer number of milliseconds from 0 to 2^53-1", v)
+		return 0, wire.Errorf(wire.InvalidArgument, "parameter \"timeout\": %v is not an integer number of milliseconds from 0 to 2^53-1", v)
 	}
 	// Durations above ~292 years overflow, and deadlines near that limit
 	// too: nobody waits more than a century.

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wdext/wdext/wire"
 	"gotest.tools/v3/assert"
-
-	"github.com/wdext/wdext/webdriver"
 )
 
 func TestParseMeasureArgs(t *testing.T) {
@@ -17,14 +16,14 @@ func TestParseMeasureArgs(t *testing.T) {
 	}{
 		{``, MeasureArgs{Timeout: DefaultTimeout}},
 		{`{}`, MeasureArgs{Timeout: DefaultTimeout}},
-		{`{"source": "api"}`, MeasureArgs{Source: SourceAPI, Timeout: DefaultTimeout}},
-		{`{"source": "engine", "timeout": 250}`, MeasureArgs{Source: SourceEngine, Timeout: 250 * time.Millisecond}},
+		{`{"source": "api"}`, MeasureArgs{Source: wire.SourceAPI, Timeout: DefaultTimeout}},
+		{`{"source": "engine", "timeout": 250}`, MeasureArgs{Source: wire.SourceEngine, Timeout: 250 * time.Millisecond}},
 		{`{"source": null, "timeout": null}`, MeasureArgs{Timeout: DefaultTimeout}},
 		{`{"timeout": 0}`, MeasureArgs{}},
 		{`{"timeout": 1e3}`, MeasureArgs{Timeout: time.Second}},
 		{`{"timeout": 9007199254740991}`, MeasureArgs{Timeout: 100 * 365 * 24 * time.Hour}},
 		// Unknown members are ignored: Python's Selenium adds sessionId.
-		{`{"sessionId": "x", "source": "engine"}`, MeasureArgs{Source: SourceEngine, Timeout: DefaultTimeout}},
+		{`{"sessionId": "x", "source": "engine"}`, MeasureArgs{Source: wire.SourceEngine, Timeout: DefaultTimeout}},
 	} {
 		got, err := ParseMeasureArgs([]byte(c.body))
 		assert.NilError(t, err, c.body)
@@ -55,9 +54,9 @@ func TestParseGCArgs(t *testing.T) {
 
 func assertInvalid(t *testing.T, err error, body string) {
 	t.Helper()
-	var we *webdriver.Error
+	var we *wire.Error
 	assert.Assert(t, errors.As(err, &we), "%s: %v", body, err)
-	assert.Equal(t, we.Code, webdriver.InvalidArgument, body)
+	assert.Equal(t, we.Code, wire.InvalidArgument, body)
 }
 
 // The spec's cross-origin example as an engine would see it: foo.com's
@@ -74,7 +73,7 @@ func TestEngineHeapsCrossOriginExample(t *testing.T) {
 				Container: &ContainerElement{LocalName: "iframe", ID: "secret", Src: "iframe2"}},
 			{ID: "b2", ParentID: "f1", URL: "https://bar.com/iframe2", Origin: "https://bar.com", Isolate: "bar"},
 		},
-		Workers: []EngineWorker{{URL: "https://foo.com/worker.js", Global: ScopeDedicatedWorker, Frame: "f1", Isolate: "worker"}},
+		Workers: []EngineWorker{{URL: "https://foo.com/worker.js", Global: wire.ScopeDedicatedWorker, Frame: "f1", Isolate: "worker"}},
 		Bytes:   map[string]uint64{"example": 1_000_000, "foo": 700_000, "bar": 300_000, "worker": 400_000},
 	}
 	in, err := h.Intermediate()
@@ -82,13 +81,13 @@ func TestEngineHeapsCrossOriginExample(t *testing.T) {
 	assert.Equal(t, len(in), 4)
 	got := CreateNewMemoryMeasurement(in, noShuffle{})
 	assert.NilError(t, Validate(got))
-	aggregated := MemoryAttribution{URL: CrossOriginURL, Container: &MemoryAttributionContainer{ID: "example-id", Src: "https://foo.com/iframe1"}, Scope: ScopeCrossOriginAggregated}
-	assert.DeepEqual(t, got, MemoryMeasurement{
+	aggregated := wire.MemoryAttribution{URL: wire.CrossOriginURL, Container: &wire.MemoryAttributionContainer{ID: "example-id", Src: "https://foo.com/iframe1"}, Scope: wire.ScopeCrossOriginAggregated}
+	assert.DeepEqual(t, got, wire.MemoryMeasurement{
 		Bytes: 2_400_000,
-		Breakdown: []MemoryBreakdownEntry{
-			{Attribution: []MemoryAttribution{}, Types: []string{}},
-			{Bytes: 1_000_000, Attribution: []MemoryAttribution{{URL: "https://example.com", Scope: ScopeWindow}}, Types: []string{TypeJavaScript}},
-			{Bytes: 1_400_000, Attribution: []MemoryAttribution{aggregated}, Types: []string{TypeJavaScript}},
+		Breakdown: []wire.MemoryBreakdownEntry{
+			{Attribution: []wire.MemoryAttribution{}, Types: []string{}},
+			{Bytes: 1_000_000, Attribution: []wire.MemoryAttribution{{URL: "https://example.com", Scope: wire.ScopeWindow}}, Types: []string{TypeJavaScript}},
+			{Bytes: 1_400_000, Attribution: []wire.MemoryAttribution{aggregated}, Types: []string{TypeJavaScript}},
 		},
 	})
 }
@@ -112,16 +111,16 @@ func TestEngineHeapsSameOriginInCrossOrigin(t *testing.T) {
 	assert.NilError(t, err)
 	got := CreateNewMemoryMeasurement(in, noShuffle{})
 	assert.NilError(t, Validate(got))
-	c := &MemoryAttributionContainer{ID: "example-id", Src: "https://foo.com/iframe1"}
-	assert.DeepEqual(t, got, MemoryMeasurement{
+	c := &wire.MemoryAttributionContainer{ID: "example-id", Src: "https://foo.com/iframe1"}
+	assert.DeepEqual(t, got, wire.MemoryMeasurement{
 		Bytes: 1_700_000,
-		Breakdown: []MemoryBreakdownEntry{
-			{Attribution: []MemoryAttribution{}, Types: []string{}},
-			{Bytes: 1_200_000, Attribution: []MemoryAttribution{
-				{URL: "https://example.com", Scope: ScopeWindow},
-				{URL: "https://example.com/iframe2", Container: c, Scope: ScopeWindow},
+		Breakdown: []wire.MemoryBreakdownEntry{
+			{Attribution: []wire.MemoryAttribution{}, Types: []string{}},
+			{Bytes: 1_200_000, Attribution: []wire.MemoryAttribution{
+				{URL: "https://example.com", Scope: wire.ScopeWindow},
+				{URL: "https://example.com/iframe2", Container: c, Scope: wire.ScopeWindow},
 			}, Types: []string{TypeJavaScript}},
-			{Bytes: 500_000, Attribution: []MemoryAttribution{{URL: CrossOriginURL, Container: c, Scope: ScopeCrossOriginAggregated}}, Types: []string{TypeJavaScript}},
+			{Bytes: 500_000, Attribution: []wire.MemoryAttribution{{URL: wire.CrossOriginURL, Container: c, Scope: wire.ScopeCrossOriginAggregated}}, Types: []string{TypeJavaScript}},
 		},
 	})
 }
@@ -137,20 +136,20 @@ func TestEngineHeapsEdges(t *testing.T) {
 				Container: &ContainerElement{LocalName: "object", ID: "obj", Src: "ignored", Data: "o"}},
 			{ID: "x", ParentID: "top", URL: "https://b.test/", Origin: "https://b.test", Isolate: "b"},
 		},
-		Workers: []EngineWorker{{URL: "https://a.test/w.js", Global: ScopeDedicatedWorker, Frame: "gone", Isolate: "w"}},
+		Workers: []EngineWorker{{URL: "https://a.test/w.js", Global: wire.ScopeDedicatedWorker, Frame: "gone", Isolate: "w"}},
 		Bytes:   map[string]uint64{"a": 3, "b": 5, "w": 7},
 	}
 	in, err := h.Intermediate()
 	assert.NilError(t, err)
 	got := CreateNewMemoryMeasurement(in, noShuffle{})
 	assert.NilError(t, Validate(got))
-	assert.DeepEqual(t, got.Breakdown[1:], []MemoryBreakdownEntry{
-		{Bytes: 3, Attribution: []MemoryAttribution{
-			{URL: "https://a.test/", Scope: ScopeWindow},
-			{URL: "https://a.test/o", Container: &MemoryAttributionContainer{ID: "obj", Src: "o"}, Scope: ScopeWindow},
+	assert.DeepEqual(t, got.Breakdown[1:], []wire.MemoryBreakdownEntry{
+		{Bytes: 3, Attribution: []wire.MemoryAttribution{
+			{URL: "https://a.test/", Scope: wire.ScopeWindow},
+			{URL: "https://a.test/o", Container: &wire.MemoryAttributionContainer{ID: "obj", Src: "o"}, Scope: wire.ScopeWindow},
 		}, Types: []string{TypeJavaScript}},
-		{Bytes: 5, Attribution: []MemoryAttribution{{URL: CrossOriginURL, Container: &MemoryAttributionContainer{}, Scope: ScopeCrossOriginAggregated}}, Types: []string{TypeJavaScript}},
-		{Bytes: 7, Attribution: []MemoryAttribution{{URL: "https://a.test/w.js", Scope: ScopeDedicatedWorker}}, Types: []string{TypeJavaScript}},
+		{Bytes: 5, Attribution: []wire.MemoryAttribution{{URL: wire.CrossOriginURL, Container: &wire.MemoryAttributionContainer{}, Scope: wire.ScopeCrossOriginAggregated}}, Types: []string{TypeJavaScript}},
+		{Bytes: 7, Attribution: []wire.MemoryAttribution{{URL: "https://a.test/w.js", Scope: wire.ScopeDedicatedWorker}}, Types: []string{TypeJavaScript}},
 	})
 }
 

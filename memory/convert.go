@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/wdext/wdext/wire"
 )
 
 // IntermediateMemoryBreakdownEntry is the spec's intermediate memory
@@ -31,12 +33,12 @@ type Shuffler interface {
 // equal as sets are merged by summing bytes. The spec's cross-origin example
 // reports a single 1,400,000-byte entry for four realms inside foo.com, and
 // separate entries would disclose how the cross-origin frame is built.
-func CreateNewMemoryMeasurement(intermediate []IntermediateMemoryBreakdownEntry, s Shuffler) MemoryMeasurement {
+func CreateNewMemoryMeasurement(intermediate []IntermediateMemoryBreakdownEntry, s Shuffler) wire.MemoryMeasurement {
 	var bytes uint64
 	for _, e := range intermediate {
 		bytes += e.Bytes
 	}
-	breakdown := []MemoryBreakdownEntry{{Attribution: []MemoryAttribution{}, Types: []string{}}}
+	breakdown := []wire.MemoryBreakdownEntry{{Attribution: []wire.MemoryAttribution{}, Types: []string{}}}
 	index := map[string]int{} // entry key → position in breakdown
 	for _, e := range intermediate {
 		entry := CreateNewMemoryBreakdownEntry(e, s)
@@ -49,7 +51,7 @@ func CreateNewMemoryMeasurement(intermediate []IntermediateMemoryBreakdownEntry,
 		breakdown = append(breakdown, entry)
 	}
 	shuffle(s, len(breakdown), func(i, j int) { breakdown[i], breakdown[j] = breakdown[j], breakdown[i] })
-	return MemoryMeasurement{Bytes: bytes, Breakdown: breakdown}
+	return wire.MemoryMeasurement{Bytes: bytes, Breakdown: breakdown}
 }
 
 // CreateNewMemoryBreakdownEntry implements §3.3 "create a new memory
@@ -59,8 +61,8 @@ func CreateNewMemoryMeasurement(intermediate []IntermediateMemoryBreakdownEntry,
 // Realms and types are sets in the spec, so repeated attributions (several
 // realms aggregated into one cross-origin container) and repeated types are
 // listed once; the page could not tell the copies apart anyway.
-func CreateNewMemoryBreakdownEntry(e IntermediateMemoryBreakdownEntry, s Shuffler) MemoryBreakdownEntry {
-	attribution := []MemoryAttribution{}
+func CreateNewMemoryBreakdownEntry(e IntermediateMemoryBreakdownEntry, s Shuffler) wire.MemoryBreakdownEntry {
+	attribution := []wire.MemoryAttribution{}
 	seen := map[string]bool{}
 	for _, r := range e.Realms {
 		a := CreateNewMemoryAttribution(r)
@@ -76,19 +78,19 @@ func CreateNewMemoryBreakdownEntry(e IntermediateMemoryBreakdownEntry, s Shuffle
 		}
 	}
 	shuffle(s, len(types), func(i, j int) { types[i], types[j] = types[j], types[i] })
-	return MemoryBreakdownEntry{Bytes: e.Bytes, Attribution: attribution, Types: types}
+	return wire.MemoryBreakdownEntry{Bytes: e.Bytes, Attribution: attribution, Types: types}
 }
 
 // CreateNewMemoryAttribution implements §3.3 "create a new memory
 // attribution": a cross-origin aggregated token hides the realm's URL and
 // scope behind sentinels (step 2); otherwise the realm reports its creation
 // URL and global interface (steps 3–4). The container is the token's.
-func CreateNewMemoryAttribution(r *Realm) MemoryAttribution {
+func CreateNewMemoryAttribution(r *Realm) wire.MemoryAttribution {
 	token := r.MemoryAttributionToken()
 	if token.CrossOriginAggregated {
-		return MemoryAttribution{URL: CrossOriginURL, Container: token.Container, Scope: ScopeCrossOriginAggregated}
+		return wire.MemoryAttribution{URL: wire.CrossOriginURL, Container: token.Container, Scope: wire.ScopeCrossOriginAggregated}
 	}
-	return MemoryAttribution{URL: r.URL, Container: token.Container, Scope: r.Global}
+	return wire.MemoryAttribution{URL: r.URL, Container: token.Container, Scope: r.Global}
 }
 
 func shuffle(s Shuffler, n int, swap func(i, j int)) {
@@ -100,13 +102,13 @@ func shuffle(s Shuffler, n int, swap func(i, j int)) {
 }
 
 // attributionKey identifies an attribution by value (Container is a pointer).
-func attributionKey(a MemoryAttribution) string {
+func attributionKey(a wire.MemoryAttribution) string {
 	b, _ := json.Marshal(a) // cannot fail: strings and a pointer to strings
 	return string(b)
 }
 
 // entryKey identifies an entry by its attribution and types as sets.
-func entryKey(e MemoryBreakdownEntry) string {
+func entryKey(e wire.MemoryBreakdownEntry) string {
 	attrs := make([]string, len(e.Attribution))
 	for i, a := range e.Attribution {
 		attrs[i] = attributionKey(a)

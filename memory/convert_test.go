@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/wdext/wdext/wire"
 	"gotest.tools/v3/assert"
 )
 
@@ -14,10 +15,10 @@ func TestCreateNewMemoryMeasurementOrder(t *testing.T) {
 		entry(10, realms(top), "JS"),
 		entry(20, realms(worker), "JS"),
 	}, noShuffle{})
-	assert.DeepEqual(t, got, MemoryMeasurement{Bytes: 30, Breakdown: []MemoryBreakdownEntry{
-		{Attribution: []MemoryAttribution{}, Types: []string{}},
-		{Bytes: 10, Attribution: []MemoryAttribution{{URL: exampleCom, Scope: ScopeWindow}}, Types: []string{"JS"}},
-		{Bytes: 20, Attribution: []MemoryAttribution{{URL: exampleCom + "/worker.js", Scope: ScopeDedicatedWorker}}, Types: []string{"JS"}},
+	assert.DeepEqual(t, got, wire.MemoryMeasurement{Bytes: 30, Breakdown: []wire.MemoryBreakdownEntry{
+		{Attribution: []wire.MemoryAttribution{}, Types: []string{}},
+		{Bytes: 10, Attribution: []wire.MemoryAttribution{{URL: exampleCom, Scope: wire.ScopeWindow}}, Types: []string{"JS"}},
+		{Bytes: 20, Attribution: []wire.MemoryAttribution{{URL: exampleCom + "/worker.js", Scope: wire.ScopeDedicatedWorker}}, Types: []string{"JS"}},
 	}})
 }
 
@@ -48,7 +49,7 @@ func TestCreateNewMemoryMeasurementEmptyEntryPosition(t *testing.T) {
 func TestCreateNewMemoryMeasurementEmpty(t *testing.T) {
 	// The algorithm inserts the empty entry even with nothing measured.
 	got := CreateNewMemoryMeasurement(nil, noShuffle{})
-	assert.DeepEqual(t, got, MemoryMeasurement{Breakdown: []MemoryBreakdownEntry{{Attribution: []MemoryAttribution{}, Types: []string{}}}})
+	assert.DeepEqual(t, got, wire.MemoryMeasurement{Breakdown: []wire.MemoryBreakdownEntry{{Attribution: []wire.MemoryAttribution{}, Types: []string{}}}})
 	assert.NilError(t, Validate(got))
 }
 
@@ -62,13 +63,13 @@ func TestCreateNewMemoryMeasurementMerge(t *testing.T) {
 		entry(32, realms(fooIframe1, barIframe2), "JS"), // two realms, one attribution
 		entry(64, realms(top), "JS", "JS"),              // repeated type
 	}, noShuffle{})
-	coa := MemoryAttribution{URL: CrossOriginURL, Container: &MemoryAttributionContainer{ID: "example-id", Src: fooCom + "/iframe1"}, Scope: ScopeCrossOriginAggregated}
-	win := MemoryAttribution{URL: exampleCom, Scope: ScopeWindow}
-	assert.DeepEqual(t, got, MemoryMeasurement{Bytes: 127, Breakdown: []MemoryBreakdownEntry{
-		{Attribution: []MemoryAttribution{}, Types: []string{}},
-		{Bytes: 3, Attribution: []MemoryAttribution{coa}, Types: []string{"JS", "DOM"}},
-		{Bytes: 36, Attribution: []MemoryAttribution{coa}, Types: []string{"JS"}},
-		{Bytes: 24, Attribution: []MemoryAttribution{win, coa}, Types: []string{"JS", "DOM"}},
-		{Bytes: 64, Attribution: []MemoryAttribution{win}, Types: []string{"JS"}},
+	coa := wire.MemoryAttribution{URL: wire.CrossOriginURL, Container: &wire.MemoryAttributionContainer{ID: "example-id", Src: fooCom + "/iframe1"}, Scope: wire.ScopeCrossOriginAggregated}
+	win := wire.MemoryAttribution{URL: exampleCom, Scope: wire.ScopeWindow}
+	assert.DeepEqual(t, got, wire.MemoryMeasurement{Bytes: 127, Breakdown: []wire.MemoryBreakdownEntry{
+		{Attribution: []wire.MemoryAttribution{}, Types: []string{}},
+		{Bytes: 3, Attribution: []wire.MemoryAttribution{coa}, Types: []string{"JS", "DOM"}},
+		{Bytes: 36, Attribution: []wire.MemoryAttribution{coa}, Types: []string{"JS"}},
+		{Bytes: 24, Attribution: []wire.MemoryAttribution{win, coa}, Types: []string{"JS", "DOM"}},
+		{Bytes: 64, Attribution: []wire.MemoryAttribution{win}, Types: []string{"JS"}},
 	}})
 }

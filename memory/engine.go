@@ -1,6 +1,10 @@
 package memory
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/wdext/wdext/wire"
+)
 
 // TypeJavaScript is the memory type of the engine source's entries:
 // Chromium's name for the same bytes in the page API's result (the V8 heap
@@ -61,7 +65,7 @@ func (h EngineHeaps) Intermediate() ([]IntermediateMemoryBreakdownEntry, error) 
 	realms := make(map[string]*Realm, len(h.Frames))
 	var top *Realm
 	for _, f := range h.Frames {
-		realms[f.ID] = &Realm{Global: ScopeWindow, URL: f.URL, Origin: f.Origin, Container: f.Container}
+		realms[f.ID] = &Realm{Global: wire.ScopeWindow, URL: f.URL, Origin: f.Origin, Container: f.Container}
 	}
 	for _, f := range h.Frames {
 		r := realms[f.ID]
@@ -95,7 +99,7 @@ func (h EngineHeaps) Intermediate() ([]IntermediateMemoryBreakdownEntry, error) 
 	}
 	for _, w := range h.Workers {
 		r := &Realm{Global: w.Global, URL: w.URL}
-		if w.Global == ScopeDedicatedWorker {
+		if w.Global == wire.ScopeDedicatedWorker {
 			p, ok := realms[w.Frame]
 			if !ok {
 				p = top // its frame went away: the page owns it still

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wdext/wdext/wire"
 	"gotest.tools/v3/assert"
 )
 
@@ -23,34 +24,34 @@ const (
 )
 
 var (
-	top = &Realm{Global: ScopeWindow, URL: exampleCom, Origin: exampleCom}
+	top = &Realm{Global: wire.ScopeWindow, URL: exampleCom, Origin: exampleCom}
 
 	// <iframe id="example-id" src="redirect.html?target=iframe.html">
 	sameOriginIframe = &Realm{
-		Global: ScopeWindow, URL: exampleCom + "/iframe.html", Origin: exampleCom, Parent: top,
+		Global: wire.ScopeWindow, URL: exampleCom + "/iframe.html", Origin: exampleCom, Parent: top,
 		Container: &ContainerElement{LocalName: "iframe", ID: "example-id", Src: "redirect.html?target=iframe.html"},
 	}
-	worker        = &Realm{Global: ScopeDedicatedWorker, URL: exampleCom + "/worker.js", Origin: exampleCom, Parent: top}
-	serviceWorker = &Realm{Global: ScopeServiceWorker, URL: exampleCom + "/service-worker.js", Origin: exampleCom}
+	worker        = &Realm{Global: wire.ScopeDedicatedWorker, URL: exampleCom + "/worker.js", Origin: exampleCom, Parent: top}
+	serviceWorker = &Realm{Global: wire.ScopeServiceWorker, URL: exampleCom + "/service-worker.js", Origin: exampleCom}
 
 	// <iframe id="example-id" src="https://foo.com/iframe1">, and what
 	// foo.com puts inside it. The inner elements' attributes must not
 	// show up in any result.
 	fooIframe1 = &Realm{
-		Global: ScopeWindow, URL: fooCom + "/iframe1", Origin: fooCom, Parent: top,
+		Global: wire.ScopeWindow, URL: fooCom + "/iframe1", Origin: fooCom, Parent: top,
 		Container: &ContainerElement{LocalName: "iframe", ID: "example-id", Src: fooCom + "/iframe1"},
 	}
 	fooIframe2 = &Realm{
-		Global: ScopeWindow, URL: fooCom + "/iframe2", Origin: fooCom, Parent: fooIframe1,
+		Global: wire.ScopeWindow, URL: fooCom + "/iframe2", Origin: fooCom, Parent: fooIframe1,
 		Container: &ContainerElement{LocalName: "iframe", ID: "foo-secret", Src: "iframe2"},
 	}
 	barIframe2 = &Realm{
-		Global: ScopeWindow, URL: barCom + "/iframe2", Origin: barCom, Parent: fooIframe1,
+		Global: wire.ScopeWindow, URL: barCom + "/iframe2", Origin: barCom, Parent: fooIframe1,
 		Container: &ContainerElement{LocalName: "object", ID: "bar-secret", Data: barCom + "/iframe2"},
 	}
-	fooWorker      = &Realm{Global: ScopeDedicatedWorker, URL: fooCom + "/worker.js", Origin: fooCom, Parent: fooIframe1}
+	fooWorker      = &Realm{Global: wire.ScopeDedicatedWorker, URL: fooCom + "/worker.js", Origin: fooCom, Parent: fooIframe1}
 	exampleIframe2 = &Realm{
-		Global: ScopeWindow, URL: exampleCom + "/iframe2", Origin: exampleCom, Parent: fooIframe1,
+		Global: wire.ScopeWindow, URL: exampleCom + "/iframe2", Origin: exampleCom, Parent: fooIframe1,
 		Container: &ContainerElement{LocalName: "iframe", ID: "foo-secret", Src: exampleCom + "/iframe2"},
 	}
 )
@@ -189,7 +190,7 @@ func TestSpecExamples(t *testing.T) {
 				if len(older.Breakdown) > 0 {
 					assert.Error(t, Validate(older), "breakdown: no empty entry {bytes: 0, attribution: [], types: []}; one is inserted whenever the breakdown is not empty")
 				}
-				want.Breakdown = slices.DeleteFunc(want.Breakdown, MemoryBreakdownEntry.IsEmpty)
+				want.Breakdown = slices.DeleteFunc(want.Breakdown, wire.MemoryBreakdownEntry.IsEmpty)
 				assert.DeepEqual(t, canonical(older), canonical(want))
 			})
 		})
@@ -198,25 +199,25 @@ func TestSpecExamples(t *testing.T) {
 
 // readExample decodes a transcribed example, accepting the older draft's
 // name for types.
-func readExample(t *testing.T, name string) MemoryMeasurement {
+func readExample(t *testing.T, name string) wire.MemoryMeasurement {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	assert.NilError(t, err)
 	b = []byte(strings.ReplaceAll(string(b), `"userAgentSpecificTypes"`, `"types"`))
-	var m MemoryMeasurement
+	var m wire.MemoryMeasurement
 	assert.NilError(t, json.Unmarshal(b, &m))
 	return m
 }
 
 // canonical orders m's lists, whose order the spec randomizes, so results
 // compare by content.
-func canonical(m MemoryMeasurement) MemoryMeasurement {
-	out := MemoryMeasurement{Bytes: m.Bytes}
+func canonical(m wire.MemoryMeasurement) wire.MemoryMeasurement {
+	out := wire.MemoryMeasurement{Bytes: m.Bytes}
 	for _, e := range m.Breakdown {
 		e.Types = slices.Sorted(slices.Values(e.Types))
 		out.Breakdown = append(out.Breakdown, e)
 	}
-	slices.SortFunc(out.Breakdown, func(a, b MemoryBreakdownEntry) int {
+	slices.SortFunc(out.Breakdown, func(a, b wire.MemoryBreakdownEntry) int {
 		return cmp.Or(cmp.Compare(entryKey(a), entryKey(b)), cmp.Compare(a.Bytes, b.Bytes))
 	})
 	return out

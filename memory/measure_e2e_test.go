@@ -18,8 +18,8 @@ import (
 
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/webdriver/wdclient"
+	"github.com/wdext/wdext/wire"
 )
 
 const mib = 1 << 20
@@ -55,8 +55,8 @@ func page(pages *e2e.Pages, isolated bool) string {
 }
 
 // entries returns the entries with an attribution for which match holds.
-func entries(m *memory.MemoryMeasurement, match func(memory.MemoryAttribution) bool) []memory.MemoryBreakdownEntry {
-	var out []memory.MemoryBreakdownEntry
+func entries(m *wire.MemoryMeasurement, match func(wire.MemoryAttribution) bool) []wire.MemoryBreakdownEntry {
+	var out []wire.MemoryBreakdownEntry
 	for _, e := range m.Breakdown {
 		if slices.ContainsFunc(e.Attribution, match) {
 			out = append(out, e)
@@ -65,40 +65,40 @@ func entries(m *memory.MemoryMeasurement, match func(memory.MemoryAttribution) b
 	return out
 }
 
-func scope(s string) func(memory.MemoryAttribution) bool {
-	return func(a memory.MemoryAttribution) bool { return a.Scope == s }
+func scope(s string) func(wire.MemoryAttribution) bool {
+	return func(a wire.MemoryAttribution) bool { return a.Scope == s }
 }
 
-func container(id string) func(memory.MemoryAttribution) bool {
-	return func(a memory.MemoryAttribution) bool { return a.Container != nil && a.Container.ID == id }
+func container(id string) func(wire.MemoryAttribution) bool {
+	return func(a wire.MemoryAttribution) bool { return a.Container != nil && a.Container.ID == id }
 }
 
-func topWindow(pages *e2e.Pages) func(memory.MemoryAttribution) bool {
-	return func(a memory.MemoryAttribution) bool {
-		return a.Scope == memory.ScopeWindow && a.Container == nil && strings.HasPrefix(a.URL, pages.A+"/memory/top.html")
+func topWindow(pages *e2e.Pages) func(wire.MemoryAttribution) bool {
+	return func(a wire.MemoryAttribution) bool {
+		return a.Scope == wire.ScopeWindow && a.Container == nil && strings.HasPrefix(a.URL, pages.A+"/memory/top.html")
 	}
 }
 
 // one returns the single entry attributed as match says.
-func one(t *testing.T, m *memory.MemoryMeasurement, what string, match func(memory.MemoryAttribution) bool) memory.MemoryBreakdownEntry {
+func one(t *testing.T, m *wire.MemoryMeasurement, what string, match func(wire.MemoryAttribution) bool) wire.MemoryBreakdownEntry {
 	t.Helper()
 	es := entries(m, match)
 	assert.Equal(t, len(es), 1, "entries for %s in %s", what, dump(m))
 	return es[0]
 }
 
-func within(t *testing.T, e memory.MemoryBreakdownEntry, what string, allocated uint64) {
+func within(t *testing.T, e wire.MemoryBreakdownEntry, what string, allocated uint64) {
 	t.Helper()
 	assert.Assert(t, e.Bytes >= allocated && e.Bytes <= allocated+slack,
 		"%s: %d bytes, want %d MiB + at most %d MiB of baseline", what, e.Bytes, allocated/mib, slack/mib)
 }
 
-func dump(m *memory.MemoryMeasurement) string {
+func dump(m *wire.MemoryMeasurement) string {
 	b, _ := json.MarshalIndent(m, "", "  ")
 	return string(b)
 }
 
-func measure(t *testing.T, wd selenium.WebDriver, opts wdclient.MeasureOptions) *memory.MemoryMeasurement {
+func measure(t *testing.T, wd selenium.WebDriver, opts wdclient.MeasureOptions) *wire.MemoryMeasurement {
 	t.Helper()
 	m, err := wdclient.MeasureMemory(wd, opts)
 	assert.NilError(t, err)
@@ -118,21 +118,21 @@ func TestMeasureAPI(t *testing.T) {
 	wd := e2e.Session(t, env.URL, nil)
 	load(t, wd, pages, page(pages, true))
 
-	for _, source := range []string{memory.SourceAPI, ""} {
+	for _, source := range []string{wire.SourceAPI, ""} {
 		m := measure(t, wd, wdclient.MeasureOptions{Source: source})
-		within(t, one(t, m, "the worker", scope(memory.ScopeDedicatedWorker)), "worker entry", 50*mib)
+		within(t, one(t, m, "the worker", scope(wire.ScopeDedicatedWorker)), "worker entry", 50*mib)
 		within(t, one(t, m, "the page", topWindow(pages)), "page entry", 10*mib)
 		same := one(t, m, "the same-origin iframe", container("same"))
-		assert.DeepEqual(t, same.Attribution, []memory.MemoryAttribution{{
+		assert.DeepEqual(t, same.Attribution, []wire.MemoryAttribution{{
 			URL:       pages.A + "/memory/frame.html?isolated&",
-			Container: &memory.MemoryAttributionContainer{ID: "same", Src: "frame.html?isolated&"},
-			Scope:     memory.ScopeWindow,
+			Container: &wire.MemoryAttributionContainer{ID: "same", Src: "frame.html?isolated&"},
+			Scope:     wire.ScopeWindow,
 		}})
 		cross := one(t, m, "the cross-site iframe", container("cross"))
-		assert.DeepEqual(t, cross.Attribution, []memory.MemoryAttribution{{
-			URL:       memory.CrossOriginURL,
-			Container: &memory.MemoryAttributionContainer{ID: "cross", Src: pages.B + "/memory/frame.html?isolated&mb=20"},
-			Scope:     memory.ScopeCrossOriginAggregated,
+		assert.DeepEqual(t, cross.Attribution, []wire.MemoryAttribution{{
+			URL:       wire.CrossOriginURL,
+			Container: &wire.MemoryAttributionContainer{ID: "cross", Src: pages.B + "/memory/frame.html?isolated&mb=20"},
+			Scope:     wire.ScopeCrossOriginAggregated,
 		}})
 		assert.Equal(t, cross.Bytes, uint64(0), "source %q: the page API leaves out-of-process frames out", source)
 	}
@@ -153,15 +153,15 @@ func TestMeasureEngine(t *testing.T) {
 		// as the page API's measurement does.
 		_, err := wdclient.CollectGarbage(wd)
 		assert.NilError(t, err)
-		opts := wdclient.MeasureOptions{Source: memory.SourceEngine}
+		opts := wdclient.MeasureOptions{Source: wire.SourceEngine}
 		if !isolated {
 			opts.Source = "" // the default of a page that is not isolated
 		}
 		m := measure(t, wd, opts)
-		within(t, one(t, m, "the worker", scope(memory.ScopeDedicatedWorker)), "worker entry", 50*mib)
+		within(t, one(t, m, "the worker", scope(wire.ScopeDedicatedWorker)), "worker entry", 50*mib)
 		cross := one(t, m, "the cross-site iframe", container("cross"))
 		within(t, cross, "cross-site iframe entry", 20*mib)
-		assert.Equal(t, cross.Attribution[0].Scope, memory.ScopeCrossOriginAggregated)
+		assert.Equal(t, cross.Attribution[0].Scope, wire.ScopeCrossOriginAggregated)
 		top := one(t, m, "the page", topWindow(pages))
 		within(t, top, "page entry", 10*mib)
 		assert.Assert(t, slices.ContainsFunc(top.Attribution, container("same")),
@@ -186,17 +186,17 @@ func TestMeasureEngineNested(t *testing.T) {
 	_, err := wdclient.CollectGarbage(wd)
 	assert.NilError(t, err)
 
-	m := measure(t, wd, wdclient.MeasureOptions{Source: memory.SourceEngine})
+	m := measure(t, wd, wdclient.MeasureOptions{Source: wire.SourceEngine})
 	crossSrc := pages.B + "/memory/frame.html?mb=20&child=" + strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(
 		pages.A+"/memory/frame.html?", ":", "%3A"), "/", "%2F"), "?", "%3F")
-	nested := memory.MemoryAttribution{
+	nested := wire.MemoryAttribution{
 		URL:       pages.A + "/memory/frame.html?",
-		Container: &memory.MemoryAttributionContainer{ID: "cross", Src: crossSrc},
-		Scope:     memory.ScopeWindow,
+		Container: &wire.MemoryAttributionContainer{ID: "cross", Src: crossSrc},
+		Scope:     wire.ScopeWindow,
 	}
 	top := one(t, m, "the page", topWindow(pages))
 	assert.Assert(t, is.Contains(top.Attribution, nested), dump(m))
-	cross := one(t, m, "the cross-site iframe", scope(memory.ScopeCrossOriginAggregated))
+	cross := one(t, m, "the cross-site iframe", scope(wire.ScopeCrossOriginAggregated))
 	assert.Equal(t, len(cross.Attribution), 1, dump(m))
 	within(t, cross, "cross-site iframe entry", 20*mib)
 }
@@ -207,10 +207,10 @@ func TestMeasureAPINotIsolated(t *testing.T) {
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	wd := e2e.Session(t, env.URL, nil)
 	load(t, wd, pages, page(pages, false))
-	_, err := wdclient.MeasureMemory(wd, wdclient.MeasureOptions{Source: memory.SourceAPI})
-	var we *webdriver.Error
+	_, err := wdclient.MeasureMemory(wd, wdclient.MeasureOptions{Source: wire.SourceAPI})
+	var we *wire.Error
 	assert.Assert(t, errors.As(err, &we), "%v", err)
-	assert.Equal(t, we.Code, webdriver.UnsupportedOperation)
+	assert.Equal(t, we.Code, wire.UnsupportedOperation)
 	assert.Assert(t, is.Contains(we.Message, "cross-origin-isolated"))
 }
 
@@ -225,21 +225,21 @@ func TestMeasureBusyWorker(t *testing.T) {
 	// long enough for everything else to answer on a loaded machine.
 	load(t, wd, pages, "isolated&workermb=50&workerbusy=120")
 
-	_, err := wdclient.MeasureMemory(wd, wdclient.MeasureOptions{Source: memory.SourceAPI, Timeout: 5 * time.Second})
-	var we *webdriver.Error
+	_, err := wdclient.MeasureMemory(wd, wdclient.MeasureOptions{Source: wire.SourceAPI, Timeout: 5 * time.Second})
+	var we *wire.Error
 	assert.Assert(t, errors.As(err, &we), "%v", err)
-	assert.Equal(t, we.Code, webdriver.Timeout)
+	assert.Equal(t, we.Code, wire.Timeout)
 	assert.Assert(t, is.Contains(we.Message, "Still pending: a garbage collection in dedicated worker "+pages.A+"/memory/worker.js"), we.Message)
 
 	c, err := wdclient.For(wd)
 	assert.NilError(t, err)
 	err = c.Do(context.Background(), "POST", "/session/"+wd.SessionID()+"/wdext/memory/gc", map[string]any{"timeout": 5000}, nil)
 	assert.Assert(t, errors.As(err, &we), "%v", err)
-	assert.Equal(t, we.Code, webdriver.Timeout, we.Message)
+	assert.Equal(t, we.Code, wire.Timeout, we.Message)
 	assert.Assert(t, is.Contains(we.Message, "dedicated worker "+pages.A+"/memory/worker.js"), we.Message)
 
-	m := measure(t, wd, wdclient.MeasureOptions{Source: memory.SourceEngine})
-	within(t, one(t, m, "the worker", scope(memory.ScopeDedicatedWorker)), "worker entry", 50*mib)
+	m := measure(t, wd, wdclient.MeasureOptions{Source: wire.SourceEngine})
+	within(t, one(t, m, "the worker", scope(wire.ScopeDedicatedWorker)), "worker entry", 50*mib)
 }
 
 // gc collects every isolate: garbage dropped in the page and in the worker
@@ -270,7 +270,7 @@ func TestCollectGarbage(t *testing.T) {
 	}
 	slices.Sort(types)
 	assert.DeepEqual(t, types, []string{"iframe", "page", "worker"})
-	pageRow := res.Targets[slices.IndexFunc(res.Targets, func(r memory.GCTarget) bool { return r.Type == "page" })]
+	pageRow := res.Targets[slices.IndexFunc(res.Targets, func(r wire.GCTarget) bool { return r.Type == "page" })]
 	assert.Assert(t, strings.HasPrefix(pageRow.URL, pages.A+"/memory/top.html"))
 
 	v, err := wd.ExecuteScriptAsync(`const done = arguments[0];
@@ -286,7 +286,7 @@ func TestMeasureBadArguments(t *testing.T) {
 	c, err := wdclient.For(wd)
 	assert.NilError(t, err)
 	ctx := context.Background()
-	code := func(path string, params any) webdriver.ErrorCode {
+	code := func(path string, params any) wire.ErrorCode {
 		t.Helper()
 		var err error
 		if raw, ok := params.(string); ok { // sent as is, even malformed
@@ -297,9 +297,9 @@ func TestMeasureBadArguments(t *testing.T) {
 		if err == nil {
 			return ""
 		}
-		var we *webdriver.Error
+		var we *wire.Error
 		if !errors.As(err, &we) {
-			return webdriver.ErrorCode(fmt.Sprint(err))
+			return wire.ErrorCode(fmt.Sprint(err))
 		}
 		t.Logf("%s: %s", we.Code, we.Message)
 		return we.Code
@@ -311,16 +311,16 @@ func TestMeasureBadArguments(t *testing.T) {
 		`{"timeout": -1}`, `{"timeout": 1.5}`, `{"timeout": "1000"}`, `{"timeout": 9007199254740992}`,
 		`[]`, `"api"`, `{"source": "api"`,
 	} {
-		assert.Equal(t, code(measurePath, bad), webdriver.InvalidArgument, "measure %s", bad)
+		assert.Equal(t, code(measurePath, bad), wire.InvalidArgument, "measure %s", bad)
 	}
 	for _, bad := range []string{`{"timeout": -5}`, `{"source": "api"}`, `[1]`} {
-		assert.Equal(t, code(gcPath, bad), webdriver.InvalidArgument, "gc %s", bad)
+		assert.Equal(t, code(gcPath, bad), wire.InvalidArgument, "gc %s", bad)
 	}
-	assert.Equal(t, code("/session/no-such-session/wdext/memory/measure", struct{}{}), webdriver.InvalidSessionID)
-	assert.Equal(t, code("/session/no-such-session/wdext/memory/gc", struct{}{}), webdriver.InvalidSessionID)
+	assert.Equal(t, code("/session/no-such-session/wdext/memory/measure", struct{}{}), wire.InvalidSessionID)
+	assert.Equal(t, code("/session/no-such-session/wdext/memory/gc", struct{}{}), wire.InvalidSessionID)
 	// Unknown members are ignored, as WebDriver commands do (Selenium's
 	// Python client adds "sessionId" to every command).
-	assert.Equal(t, code(measurePath, map[string]any{"sessionId": wd.SessionID(), "source": "engine", "timeout": nil}), webdriver.ErrorCode(""))
+	assert.Equal(t, code(measurePath, map[string]any{"sessionId": wd.SessionID(), "source": "engine", "timeout": nil}), wire.ErrorCode(""))
 }
 
 // post sends body as is and returns the W3C error of the reply, if any.
@@ -338,7 +338,7 @@ func post(ctx context.Context, url, body string) error {
 	if err != nil {
 		return err
 	}
-	if we, ok := webdriver.ParseError(reply); ok {
+	if we, ok := wire.ParseError(reply); ok {
 		return we
 	}
 	if resp.StatusCode != http.StatusOK {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/wdext/wdext/wire"
 	"gotest.tools/v3/assert"
 )
 
@@ -20,20 +21,20 @@ const chromium = `{"bytes":3145728,"breakdown":[` +
 	`]}`
 
 func TestJSONRoundTrip(t *testing.T) {
-	page := MemoryAttribution{URL: "https://example.com/", Scope: ScopeWindow}
-	frame := MemoryAttribution{URL: "https://example.com/frame.html", Container: &MemoryAttributionContainer{ID: "same", Src: "frame.html"}, Scope: ScopeWindow}
-	want := MemoryMeasurement{Bytes: 3 << 20, Breakdown: []MemoryBreakdownEntry{
-		{Bytes: 1 << 20, Attribution: []MemoryAttribution{page}, Types: []string{"JavaScript"}},
-		{Attribution: []MemoryAttribution{}, Types: []string{}},
-		{Bytes: 512 << 10, Attribution: []MemoryAttribution{frame}, Types: []string{"DOM", "JavaScript"}},
-		{Bytes: 512 << 10, Attribution: []MemoryAttribution{{URL: "https://example.com/worker.js", Scope: ScopeDedicatedWorker}}, Types: []string{"JavaScript"}},
-		{Bytes: 1 << 20, Attribution: []MemoryAttribution{{
-			URL: CrossOriginURL, Container: &MemoryAttributionContainer{Src: "https://foo.com/"}, Scope: ScopeCrossOriginAggregated,
+	page := wire.MemoryAttribution{URL: "https://example.com/", Scope: wire.ScopeWindow}
+	frame := wire.MemoryAttribution{URL: "https://example.com/frame.html", Container: &wire.MemoryAttributionContainer{ID: "same", Src: "frame.html"}, Scope: wire.ScopeWindow}
+	want := wire.MemoryMeasurement{Bytes: 3 << 20, Breakdown: []wire.MemoryBreakdownEntry{
+		{Bytes: 1 << 20, Attribution: []wire.MemoryAttribution{page}, Types: []string{"JavaScript"}},
+		{Attribution: []wire.MemoryAttribution{}, Types: []string{}},
+		{Bytes: 512 << 10, Attribution: []wire.MemoryAttribution{frame}, Types: []string{"DOM", "JavaScript"}},
+		{Bytes: 512 << 10, Attribution: []wire.MemoryAttribution{{URL: "https://example.com/worker.js", Scope: wire.ScopeDedicatedWorker}}, Types: []string{"JavaScript"}},
+		{Bytes: 1 << 20, Attribution: []wire.MemoryAttribution{{
+			URL: wire.CrossOriginURL, Container: &wire.MemoryAttributionContainer{Src: "https://foo.com/"}, Scope: wire.ScopeCrossOriginAggregated,
 		}}, Types: []string{"JavaScript"}},
-		{Attribution: []MemoryAttribution{page, frame}, Types: []string{"Shared"}},
+		{Attribution: []wire.MemoryAttribution{page, frame}, Types: []string{"Shared"}},
 	}}
 
-	var got MemoryMeasurement
+	var got wire.MemoryMeasurement
 	assert.NilError(t, json.Unmarshal([]byte(chromium), &got))
 	assert.DeepEqual(t, got, want)
 	assert.NilError(t, Validate(got))
@@ -49,10 +50,10 @@ func TestJSONNilListsAreArrays(t *testing.T) {
 		v    any
 		want string
 	}{
-		{MemoryMeasurement{Bytes: 7}, `{"bytes":7,"breakdown":[]}`},
-		{&MemoryMeasurement{Breakdown: []MemoryBreakdownEntry{{}}}, `{"bytes":0,"breakdown":[{"bytes":0,"attribution":[],"types":[]}]}`},
-		{MemoryAttribution{URL: "u", Scope: ScopeWindow}, `{"url":"u","scope":"Window"}`},
-		{MemoryAttribution{URL: "u", Container: &MemoryAttributionContainer{}, Scope: ScopeWindow}, `{"url":"u","container":{"id":"","src":""},"scope":"Window"}`},
+		{wire.MemoryMeasurement{Bytes: 7}, `{"bytes":7,"breakdown":[]}`},
+		{&wire.MemoryMeasurement{Breakdown: []wire.MemoryBreakdownEntry{{}}}, `{"bytes":0,"breakdown":[{"bytes":0,"attribution":[],"types":[]}]}`},
+		{wire.MemoryAttribution{URL: "u", Scope: wire.ScopeWindow}, `{"url":"u","scope":"Window"}`},
+		{wire.MemoryAttribution{URL: "u", Container: &wire.MemoryAttributionContainer{}, Scope: wire.ScopeWindow}, `{"url":"u","container":{"id":"","src":""},"scope":"Window"}`},
 	} {
 		b, err := json.Marshal(tc.v)
 		assert.NilError(t, err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/wdext/wdext/wire"
 )
 
 // FieldError is one broken invariant of a MemoryMeasurement. Path names the
@@ -16,7 +18,7 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Path + ": " + e.Reason }
 
-var scopes = []string{ScopeWindow, ScopeDedicatedWorker, ScopeSharedWorker, ScopeServiceWorker, ScopeCrossOriginAggregated}
+var scopes = []string{wire.ScopeWindow, wire.ScopeDedicatedWorker, wire.ScopeSharedWorker, wire.ScopeServiceWorker, wire.ScopeCrossOriginAggregated}
 
 // Validate reports every way m breaks what the spec promises about a result,
 // as *FieldError values joined with errors.Join, or nil:
@@ -36,7 +38,7 @@ var scopes = []string{ScopeWindow, ScopeDedicatedWorker, ScopeSharedWorker, Scop
 //
 // Zero-byte entries with attribution are valid: the address-space rule
 // (§2.2) reports memory outside the current address space as 0.
-func Validate(m MemoryMeasurement) error {
+func Validate(m wire.MemoryMeasurement) error {
 	if len(m.Breakdown) == 0 {
 		return nil
 	}
@@ -77,23 +79,23 @@ func (p *problems) add(path, reason string, args ...any) {
 }
 
 // attribution checks one attribution; prefix ends in "." so fields append.
-func (p *problems) attribution(prefix string, a MemoryAttribution) {
+func (p *problems) attribution(prefix string, a wire.MemoryAttribution) {
 	if !slices.Contains(scopes, a.Scope) {
 		p.add(prefix+"scope", "%q is not one of %q", a.Scope, scopes)
 	}
-	crossOriginScope := a.Scope == ScopeCrossOriginAggregated
+	crossOriginScope := a.Scope == wire.ScopeCrossOriginAggregated
 	switch {
-	case a.URL == CrossOriginURL && !crossOriginScope:
-		p.add(prefix+"url", "%q requires scope %q, got %q", CrossOriginURL, ScopeCrossOriginAggregated, a.Scope)
-	case a.URL != CrossOriginURL && crossOriginScope:
-		p.add(prefix+"url", "%q, but scope %q requires %q", a.URL, ScopeCrossOriginAggregated, CrossOriginURL)
+	case a.URL == wire.CrossOriginURL && !crossOriginScope:
+		p.add(prefix+"url", "%q requires scope %q, got %q", wire.CrossOriginURL, wire.ScopeCrossOriginAggregated, a.Scope)
+	case a.URL != wire.CrossOriginURL && crossOriginScope:
+		p.add(prefix+"url", "%q, but scope %q requires %q", a.URL, wire.ScopeCrossOriginAggregated, wire.CrossOriginURL)
 	case a.URL == "":
 		p.add(prefix+"url", "empty; a same-origin realm reports its URL")
 	}
 	switch {
 	case crossOriginScope && a.Container == nil:
 		p.add(prefix+"container", "missing; scope %q always names the top-most cross-origin container", a.Scope)
-	case (a.Scope == ScopeSharedWorker || a.Scope == ScopeServiceWorker) && a.Container != nil:
+	case (a.Scope == wire.ScopeSharedWorker || a.Scope == wire.ScopeServiceWorker) && a.Container != nil:
 		p.add(prefix+"container", "present; scope %q never has a container", a.Scope)
 	}
 }

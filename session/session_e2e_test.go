@@ -21,11 +21,12 @@ import (
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // call sends a WebDriver command and returns the status and the reply's
 // W3C error (nil on success).
-func call(t *testing.T, method, u string, body string) (int, *webdriver.Error, []byte) {
+func call(t *testing.T, method, u string, body string) (int, *wire.Error, []byte) {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -38,7 +39,7 @@ func call(t *testing.T, method, u string, body string) (int, *webdriver.Error, [
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	assert.NilError(t, err)
-	e, _ := webdriver.ParseError(data)
+	e, _ := wire.ParseError(data)
 	return resp.StatusCode, e, data
 }
 
@@ -57,11 +58,11 @@ func newSession(t *testing.T, base string) string {
 	return id
 }
 
-func assertInvalidSession(t *testing.T, status int, e *webdriver.Error, data []byte) {
+func assertInvalidSession(t *testing.T, status int, e *wire.Error, data []byte) {
 	t.Helper()
 	assert.Equal(t, status, http.StatusNotFound, "%s", data)
 	assert.Assert(t, e != nil, "%s", data)
-	assert.Equal(t, e.Code, webdriver.InvalidSessionID, "%s", data)
+	assert.Equal(t, e.Code, wire.InvalidSessionID, "%s", data)
 }
 
 // --session-timeout: a session left idle is deleted in the driver, not
@@ -140,9 +141,9 @@ func TestExtensionRouteUnknownSession(t *testing.T) {
 			req := httptest.NewRequest("POST", path, strings.NewReader(body))
 			req.Host = "127.0.0.1:4444"
 			srv.ServeHTTP(rec, req)
-			e, _ := webdriver.ParseError(rec.Body.Bytes())
+			e, _ := wire.ParseError(rec.Body.Bytes())
 			assertInvalidSession(t, rec.Code, e, rec.Body.Bytes())
-			assert.Equal(t, rec.Header().Get("Content-Type"), webdriver.ContentType)
+			assert.Equal(t, rec.Header().Get("Content-Type"), wire.ContentType)
 			assert.Assert(t, bytes.Contains(rec.Body.Bytes(), []byte(`"stacktrace"`)), "%s", rec.Body)
 		}
 	}
@@ -151,7 +152,7 @@ func TestExtensionRouteUnknownSession(t *testing.T) {
 	req := httptest.NewRequest("GET", "/session/nope/forcesample", nil)
 	req.Host = "127.0.0.1:4444"
 	srv.ServeHTTP(rec, req)
-	e, _ := webdriver.ParseError(rec.Body.Bytes())
+	e, _ := wire.ParseError(rec.Body.Bytes())
 	assert.Equal(t, rec.Code, http.StatusMethodNotAllowed, "%s", rec.Body)
-	assert.Equal(t, e.Code, webdriver.UnknownMethod)
+	assert.Equal(t, e.Code, wire.UnknownMethod)
 }

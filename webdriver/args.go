@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/wdext/wdext/wire"
 )
 
 // ReadBody reads a request body. A body the Guard read in is handed over
@@ -60,21 +62,21 @@ func DecodeArgs(body []byte, v any) error {
 		return nil
 	}
 	if body[0] != '{' {
-		return Errorf(InvalidArgument, "parameters must be a JSON object")
+		return wire.Errorf(wire.InvalidArgument, "parameters must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return Errorf(InvalidArgument, "parameter %q: expected %s, got JSON %s", te.Field, te.Type, te.Value)
+			return wire.Errorf(wire.InvalidArgument, "parameter %q: expected %s, got JSON %s", te.Field, te.Type, te.Value)
 		}
-		return Errorf(InvalidArgument, "malformed JSON parameters: %v", err)
+		return wire.Errorf(wire.InvalidArgument, "malformed JSON parameters: %v", err)
 	}
 	if dec.More() {
-		return Errorf(InvalidArgument, "malformed JSON parameters: trailing data")
+		return wire.Errorf(wire.InvalidArgument, "malformed JSON parameters: trailing data")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Errorf(InvalidArgument, "malformed JSON parameters: trailing data")
+		return wire.Errorf(wire.InvalidArgument, "malformed JSON parameters: trailing data")
 	}
 	return nil
 }
@@ -86,13 +88,13 @@ func decodeObject(body []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&m); err != nil {
-		return nil, Errorf(InvalidArgument, "malformed JSON: %v", err)
+		return nil, wire.Errorf(wire.InvalidArgument, "malformed JSON: %v", err)
 	}
 	if m == nil {
-		return nil, Errorf(InvalidArgument, "parameters must be a JSON object")
+		return nil, wire.Errorf(wire.InvalidArgument, "parameters must be a JSON object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, Errorf(InvalidArgument, "malformed JSON: trailing data")
+		return nil, wire.Errorf(wire.InvalidArgument, "malformed JSON: trailing data")
 	}
 	return m, nil
 }
@@ -120,7 +122,7 @@ func DecodeParams(body []byte, v any, known ...string) error {
 		if len(known) > 0 {
 			want = "parameters " + strings.Join(known, ", ")
 		}
-		return Errorf(InvalidArgument, "unknown parameter %q (the command takes %s)", unknown[0], want)
+		return wire.Errorf(wire.InvalidArgument, "unknown parameter %q (the command takes %s)", unknown[0], want)
 	}
 	return DecodeArgs(body, v)
 }

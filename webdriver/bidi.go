@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/wdext/wdext/wire"
 )
 
 // bidiUpgrader accepts the client side. Origin is checked by the Guard
@@ -20,11 +21,11 @@ var bidiUpgrader = websocket.Upgrader{
 	WriteBufferSize: 64 << 10,
 	CheckOrigin:     func(*http.Request) bool { return true },
 	Error: func(w http.ResponseWriter, _ *http.Request, status int, reason error) {
-		code := UnknownError
+		code := wire.UnknownError
 		if status == http.StatusBadRequest {
-			code = InvalidArgument
+			code = wire.InvalidArgument
 		}
-		WriteError(w, Errorf(code, "%v", reason))
+		WriteError(w, wire.Errorf(code, "%v", reason))
 	},
 }
 
@@ -40,12 +41,12 @@ func (s *Server) bidi(w http.ResponseWriter, r *http.Request) {
 	// under way, unseen by wdext, for as long as they take.
 	defer end()
 	if sess.BiDiURL == "" {
-		WriteError(w, Errorf(UnknownCommand, "session %q has no BiDi connection (ask for webSocketUrl: true)", sess.ID))
+		WriteError(w, wire.Errorf(wire.UnknownCommand, "session %q has no BiDi connection (ask for webSocketUrl: true)", sess.ID))
 		return
 	}
 	target, err := url.Parse(sess.BiDiURL)
 	if err != nil {
-		WriteError(w, Errorf(UnknownError, "bad upstream webSocketUrl %q: %v", sess.BiDiURL, err))
+		WriteError(w, wire.Errorf(wire.UnknownError, "bad upstream webSocketUrl %q: %v", sess.BiDiURL, err))
 		return
 	}
 	dialCtx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
@@ -57,7 +58,7 @@ func (s *Server) bidi(w http.ResponseWriter, r *http.Request) {
 		if resp != nil {
 			resp.Body.Close()
 		}
-		WriteError(w, Errorf(UnknownError, "connecting to upstream BiDi %s: %v", target.Redacted(), err))
+		WriteError(w, wire.Errorf(wire.UnknownError, "connecting to upstream BiDi %s: %v", target.Redacted(), err))
 		return
 	}
 	defer up.Close()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // fakeBiDi is an upstream driver whose new-session reply announces a BiDi
@@ -335,7 +336,7 @@ func TestBiDiBadHandshake(t *testing.T) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	assert.Equal(t, resp.StatusCode, 400, "%s", body)
-	assert.Equal(t, resp.Header.Get("Content-Type"), webdriver.ContentType)
-	assertErrorShape(t, body, webdriver.InvalidArgument)
+	assert.Equal(t, resp.Header.Get("Content-Type"), wire.ContentType)
+	assertErrorShape(t, body, wire.InvalidArgument)
 	assert.Assert(t, bytes.Contains(body, []byte("Sec-WebSocket-Key")), "%s", body)
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wdext/wdext/wire"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -297,17 +298,17 @@ func (b *body) release() {
 }
 
 // bodyError is the W3C error for a body that could not be read.
-func bodyError(err error, timeout time.Duration) *Error {
+func bodyError(err error, timeout time.Duration) *wire.Error {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return Errorf(InvalidArgument, "request body exceeds the limit of %d bytes (see --max-body)", tooBig.Limit)
+		return wire.Errorf(wire.InvalidArgument, "request body exceeds the limit of %d bytes (see --max-body)", tooBig.Limit)
 	case errors.Is(err, errBusy):
 		// Not the client's fault, and passing: "unknown error", which
 		// a client may retry, rather than "invalid argument".
-		return Errorf(UnknownError, "wdext is busy: other request bodies fill the memory set aside for them (by default twice --max-body); retry")
+		return wire.Errorf(wire.UnknownError, "wdext is busy: other request bodies fill the memory set aside for them (by default twice --max-body); retry")
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return Errorf(InvalidArgument, "request body stalled: nothing arrived for %v", timeout)
+		return wire.Errorf(wire.InvalidArgument, "request body stalled: nothing arrived for %v", timeout)
 	}
-	return Errorf(InvalidArgument, "reading request body: %v", err)
+	return wire.Errorf(wire.InvalidArgument, "reading request body: %v", err)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 const mib = 1 << 20
@@ -135,7 +136,7 @@ func TestBodyBudget(t *testing.T) {
 		case r := <-third:
 			assert.NilError(t, r.err)
 			assert.Equal(t, r.status, 500, "%s", r.body)
-			assertErrorShape(t, r.body, webdriver.UnknownError)
+			assertErrorShape(t, r.body, wire.UnknownError)
 			assert.Assert(t, bytes.Contains(r.body, []byte("busy")), "%s", r.body)
 			assert.Equal(t, r.header.Get("Retry-After"), "1")
 		case n := <-held:
@@ -250,28 +251,28 @@ func TestStalledBody(t *testing.T) {
 	addr := hs.Listener.Addr().String()
 	for _, tc := range []struct {
 		name, req string
-		code      webdriver.ErrorCode
+		code      wire.ErrorCode
 	}{{
 		name: "announced length",
 		req:  "POST /session/s1/execute/sync HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"scr",
-		code: webdriver.InvalidArgument,
+		code: wire.InvalidArgument,
 	}, {
 		name: "chunked",
 		req:  "POST /session/s1/execute/sync HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"scr\r\n",
-		code: webdriver.InvalidArgument,
+		code: wire.InvalidArgument,
 	}, {
 		name: "new session",
 		req:  "POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
-		code: webdriver.InvalidArgument,
+		code: wire.InvalidArgument,
 	}, {
 		name: "refused by the guard",
 		req:  "POST /session/s1/url HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.example\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
-		code: webdriver.UnknownError,
+		code: wire.UnknownError,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := rawReply(t, addr, tc.req, true)
 			assert.Equal(t, resp.StatusCode, tc.code.Status(), "%s", body)
-			assert.Equal(t, resp.Header.Get("Content-Type"), webdriver.ContentType)
+			assert.Equal(t, resp.Header.Get("Content-Type"), wire.ContentType)
 			assertErrorShape(t, body, tc.code)
 		})
 	}

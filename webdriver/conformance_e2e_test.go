@@ -16,7 +16,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/internal/e2e"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // outcome is what the conformance comparison looks at for one command:
@@ -40,7 +40,7 @@ func (o outcome) String() string {
 // recorder runs a command sequence on one endpoint and notes the outcomes.
 type recorder struct {
 	t   *testing.T
-	c   *wire
+	c   *rawClient
 	out []outcome
 }
 
@@ -72,7 +72,7 @@ func elementRef(t *testing.T, r reply) string {
 // conformanceSequence drives one session through the classic commands the
 // issue names, and returns what each answered. newSession is the body to
 // create the session with; page is the conformance page's URL.
-func conformanceSequence(t *testing.T, c *wire, newSession map[string]any, page string) []outcome {
+func conformanceSequence(t *testing.T, c *rawClient, newSession map[string]any, page string) []outcome {
 	rec := &recorder{t: t, c: c}
 	run := rec.run
 
@@ -290,7 +290,7 @@ func TestConformanceTebekaWdHub(t *testing.T) {
 	button, err := wd.FindElement(selenium.ByCSSSelector, "#button")
 	assert.NilError(t, err)
 	_, err = wd.FindElement(selenium.ByCSSSelector, "#nope")
-	assertSeleniumError(t, err, webdriver.NoSuchElement)
+	assertSeleniumError(t, err, wire.NoSuchElement)
 	assert.NilError(t, button.Click())
 	v, err := wd.ExecuteScript("return window.clicks", nil)
 	assert.NilError(t, err)
@@ -300,12 +300,12 @@ func TestConformanceTebekaWdHub(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Equal(t, v, float64(42))
 	_, err = wd.ExecuteScript("throw new Error('boom')", nil)
-	assertSeleniumError(t, err, webdriver.JavascriptError)
+	assertSeleniumError(t, err, wire.JavascriptError)
 	v, err = wd.ExecuteScriptAsync("arguments[0](7)", nil)
 	assert.NilError(t, err)
 	assert.Equal(t, v, float64(7))
 	_, err = wd.ExecuteScriptAsync("/* never calls back */", nil)
-	assertSeleniumError(t, err, webdriver.ScriptTimeout)
+	assertSeleniumError(t, err, wire.ScriptTimeout)
 
 	png, err := wd.Screenshot()
 	assert.NilError(t, err)
@@ -338,7 +338,7 @@ func TestConformanceTebekaWdHub(t *testing.T) {
 	assert.Equal(t, len(cookies), 0)
 
 	_, err = wd.AlertText()
-	assertSeleniumError(t, err, webdriver.NoSuchAlert)
+	assertSeleniumError(t, err, wire.NoSuchAlert)
 	alert, err := wd.FindElement(selenium.ByCSSSelector, "#alert")
 	assert.NilError(t, err)
 	assert.NilError(t, alert.Click())
@@ -371,7 +371,7 @@ func TestConformanceTebekaWdHub(t *testing.T) {
 
 // assertSeleniumError checks that err is tebeka's report of a W3C error
 // with code.
-func assertSeleniumError(t *testing.T, err error, code webdriver.ErrorCode) {
+func assertSeleniumError(t *testing.T, err error, code wire.ErrorCode) {
 	t.Helper()
 	assert.Assert(t, err != nil, "want %q, got no error", code)
 	var se *selenium.Error

@@ -15,21 +15,22 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 func TestErrorStatuses(t *testing.T) {
-	for code, status := range map[webdriver.ErrorCode]int{
-		webdriver.InvalidArgument:      400,
-		webdriver.InvalidSessionID:     404,
-		webdriver.NoSuchElement:        404,
-		webdriver.UnknownCommand:       404,
-		webdriver.UnknownMethod:        405,
-		webdriver.JavascriptError:      500,
-		webdriver.ScriptTimeout:        500,
-		webdriver.SessionNotCreated:    500,
-		webdriver.UnknownError:         500,
-		webdriver.UnsupportedOperation: 500,
-		"made up":                      500,
+	for code, status := range map[wire.ErrorCode]int{
+		wire.InvalidArgument:      400,
+		wire.InvalidSessionID:     404,
+		wire.NoSuchElement:        404,
+		wire.UnknownCommand:       404,
+		wire.UnknownMethod:        405,
+		wire.JavascriptError:      500,
+		wire.ScriptTimeout:        500,
+		wire.SessionNotCreated:    500,
+		wire.UnknownError:         500,
+		wire.UnsupportedOperation: 500,
+		"made up":                 500,
 	} {
 		assert.Equal(t, code.Status(), status, "%s", code)
 	}
@@ -39,20 +40,20 @@ func TestWriteErrorShape(t *testing.T) {
 	rec := httptest.NewRecorder()
 	webdriver.WriteError(rec, errors.New("plain"))
 	assert.Equal(t, rec.Code, 500)
-	assert.Equal(t, rec.Header().Get("Content-Type"), webdriver.ContentType)
+	assert.Equal(t, rec.Header().Get("Content-Type"), wire.ContentType)
 	assert.Equal(t, rec.Body.String(), `{"value":{"error":"unknown error","message":"plain","stacktrace":""}}`)
 
 	rec = httptest.NewRecorder()
-	wrapped := errors.Join(errors.New("context"), webdriver.Errorf(webdriver.NoSuchAlert, "none %d", 1))
+	wrapped := errors.Join(errors.New("context"), wire.Errorf(wire.NoSuchAlert, "none %d", 1))
 	webdriver.WriteError(rec, wrapped)
 	assert.Equal(t, rec.Code, 404)
-	e, ok := webdriver.ParseError(rec.Body.Bytes())
+	e, ok := wire.ParseError(rec.Body.Bytes())
 	assert.Assert(t, ok)
-	assert.Equal(t, *e, webdriver.Error{Code: webdriver.NoSuchAlert, Message: "none 1"})
+	assert.Equal(t, *e, wire.Error{Code: wire.NoSuchAlert, Message: "none 1"})
 
-	_, ok = webdriver.ParseError([]byte(`{"value":null}`))
+	_, ok = wire.ParseError([]byte(`{"value":null}`))
 	assert.Assert(t, !ok)
-	_, ok = webdriver.ParseError([]byte(`not json`))
+	_, ok = wire.ParseError([]byte(`not json`))
 	assert.Assert(t, !ok)
 }
 
@@ -87,9 +88,9 @@ func TestDecodeArgs(t *testing.T) {
 			assert.NilError(t, err)
 			continue
 		}
-		var we *webdriver.Error
+		var we *wire.Error
 		assert.Assert(t, errors.As(err, &we), "%q: %v", body, err)
-		assert.Equal(t, we.Code, webdriver.InvalidArgument, "%q", body)
+		assert.Equal(t, we.Code, wire.InvalidArgument, "%q", body)
 		assert.Assert(t, strings.Contains(we.Message, mentions), "%q: %q does not mention %q", body, we.Message, mentions)
 	}
 }
@@ -99,10 +100,10 @@ func errorsServer(up driver.Upstream) *webdriver.Server {
 	return webdriver.NewServer(webdriver.Config{Upstream: up, Guard: webdriver.Guard{MaxBody: 256 << 20}, Log: quietLog()})
 }
 
-func expectError(t *testing.T, rec *httptest.ResponseRecorder, code webdriver.ErrorCode, mentions string) {
+func expectError(t *testing.T, rec *httptest.ResponseRecorder, code wire.ErrorCode, mentions string) {
 	t.Helper()
 	assert.Equal(t, rec.Code, code.Status(), "%s", rec.Body)
-	assert.Equal(t, rec.Header().Get("Content-Type"), webdriver.ContentType)
+	assert.Equal(t, rec.Header().Get("Content-Type"), wire.ContentType)
 	assertErrorShape(t, rec.Body.Bytes(), code)
 	assert.Assert(t, strings.Contains(rec.Body.String(), mentions), "%s does not mention %q", rec.Body, mentions)
 }
@@ -112,7 +113,7 @@ func TestNewSessionMalformed(t *testing.T) {
 	srv := errorsServer(managed{up.url})
 	for _, body := range []string{"", "{", "[]", "null", `"caps"`, "42", `{"capabilities":{}} {}`, `{"capabilities":}`} {
 		rec := serve(srv, httptest.NewRequest("POST", "/session", strings.NewReader(body)))
-		expectError(t, rec, webdriver.InvalidArgument, "")
+		expectError(t, rec, wire.InvalidArgument, "")
 	}
 	assert.Equal(t, len(up.requests()), 0)
 }
@@ -144,7 +145,7 @@ func TestUnknownCommand(t *testing.T) {
 		{"GET", "/foo"}, {"POST", "/foo/bar"}, {"GET", "/"}, {"GET", "/wd/hub/foo"}, {"GET", "/wd/hub"}, {"GET", "/sessionx"},
 	} {
 		rec := serve(srv, httptest.NewRequest(req.method, req.path, nil))
-		expectError(t, rec, webdriver.UnknownCommand, strings.TrimPrefix(req.path, "/wd/hub"))
+		expectError(t, rec, wire.UnknownCommand, strings.TrimPrefix(req.path, "/wd/hub"))
 	}
 	assert.Equal(t, len(up.requests()), 0)
 }
@@ -163,7 +164,7 @@ func TestUnknownMethod(t *testing.T) {
 		{"POST", "/session/x/element/e/text", "GET"},
 	} {
 		rec := serve(srv, httptest.NewRequest(req.method, req.path, nil))
-		expectError(t, rec, webdriver.UnknownMethod, req.method)
+		expectError(t, rec, wire.UnknownMethod, req.method)
 		assert.Equal(t, rec.Header().Get("Allow"), req.allow, "%s %s", req.method, req.path)
 	}
 	assert.Equal(t, len(up.requests()), 0)
@@ -184,11 +185,11 @@ func TestUpstreamUnreachable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := errorsServer(up)
 			rec := serve(srv, httptest.NewRequest("POST", "/session", strings.NewReader(`{"capabilities":{}}`)))
-			expectError(t, rec, webdriver.SessionNotCreated, u.String())
+			expectError(t, rec, wire.SessionNotCreated, u.String())
 			rec = serve(srv, httptest.NewRequest("GET", "/session/x/title", nil))
-			expectError(t, rec, webdriver.UnknownError, u.String())
+			expectError(t, rec, wire.UnknownError, u.String())
 			rec = serve(srv, httptest.NewRequest("DELETE", "/session/x", nil))
-			expectError(t, rec, webdriver.UnknownError, u.String())
+			expectError(t, rec, wire.UnknownError, u.String())
 		})
 	}
 }
@@ -199,9 +200,9 @@ func TestManagedDriverFailsToStart(t *testing.T) {
 	d := &driver.Chromedriver{Path: t.TempDir() + "/no-such-chromedriver"}
 	srv := errorsServer(d)
 	rec := serve(srv, httptest.NewRequest("POST", "/session", strings.NewReader(`{}`)))
-	expectError(t, rec, webdriver.SessionNotCreated, "no-such-chromedriver")
+	expectError(t, rec, wire.SessionNotCreated, "no-such-chromedriver")
 	rec = serve(srv, httptest.NewRequest("GET", "/session/x/title", nil))
-	expectError(t, rec, webdriver.InvalidSessionID, "no-such-chromedriver")
+	expectError(t, rec, wire.InvalidSessionID, "no-such-chromedriver")
 }
 
 // Replies that are not JSON (chromedriver's plain-text refusals, a proxy's
@@ -211,12 +212,12 @@ func TestUpstreamNonJSON(t *testing.T) {
 		name, ct, body string
 		status         int
 		wantStatus     int
-		wantCode       webdriver.ErrorCode // "" for a pass-through
+		wantCode       wire.ErrorCode // "" for a pass-through
 	}{
-		{"plain text refusal", "text/plain", "Host header or origin header is specified and is not whitelisted or localhost.\n", 500, 500, webdriver.UnknownError},
-		{"html 502", "text/html", "<html><body>Bad Gateway</body></html>", 502, 502, webdriver.UnknownError},
-		{"text 200", "text/plain", "ok", 200, 500, webdriver.UnknownError},
-		{"no content type, not JSON", "", "oops", 404, 404, webdriver.UnknownError},
+		{"plain text refusal", "text/plain", "Host header or origin header is specified and is not whitelisted or localhost.\n", 500, 500, wire.UnknownError},
+		{"html 502", "text/html", "<html><body>Bad Gateway</body></html>", 502, 502, wire.UnknownError},
+		{"text 200", "text/plain", "ok", 200, 500, wire.UnknownError},
+		{"no content type, not JSON", "", "oops", 404, 404, wire.UnknownError},
 		{"no content type, JSON", "", `{"value":{"error":"no such element","message":"m","stacktrace":""}}`, 404, 404, ""},
 		{"JSON error", "application/json", `{"value":{"error":"no such alert","message":"none","stacktrace":"x"}}`, 404, 404, ""},
 	} {
@@ -237,7 +238,7 @@ func TestUpstreamNonJSON(t *testing.T) {
 			} {
 				rec := serve(srv, req)
 				assert.Equal(t, rec.Code, tc.wantStatus, "%s", rec.Body)
-				assert.Equal(t, rec.Header().Get("Content-Type"), webdriver.ContentType)
+				assert.Equal(t, rec.Header().Get("Content-Type"), wire.ContentType)
 				if tc.wantCode == "" {
 					assert.Equal(t, rec.Body.String(), tc.body)
 					continue
@@ -267,7 +268,7 @@ func TestPassThrough(t *testing.T) {
 	rec := serve(srv, req)
 	assert.Equal(t, rec.Code, 200)
 	assert.Equal(t, rec.Body.String(), reply)
-	assert.Equal(t, rec.Header().Get("Content-Type"), webdriver.ContentType)
+	assert.Equal(t, rec.Header().Get("Content-Type"), wire.ContentType)
 	assert.Equal(t, rec.Header().Get("X-Driver"), "yes")
 	got := up.requests()
 	assert.Equal(t, len(got), 1)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 var decodeSeeds = []string{
@@ -45,8 +46,8 @@ func FuzzDecodeArgs(f *testing.F) {
 				}
 				continue
 			}
-			var we *webdriver.Error
-			if !errors.As(err, &we) || we.Code != webdriver.InvalidArgument {
+			var we *wire.Error
+			if !errors.As(err, &we) || we.Code != wire.InvalidArgument {
 				t.Fatalf("%q into %T: %T %v, want invalid argument", body, v, err, err)
 			}
 		}
@@ -118,8 +119,8 @@ func FuzzNewSessionBody(f *testing.F) {
 		c.mu.Unlock()
 
 		if !forwarded {
-			e, ok := webdriver.ParseError(rec.Body.Bytes())
-			if !ok || e.Code != webdriver.InvalidArgument || rec.Code != 400 {
+			e, ok := wire.ParseError(rec.Body.Bytes())
+			if !ok || e.Code != wire.InvalidArgument || rec.Code != 400 {
 				t.Fatalf("%q not forwarded, reply %d %s", body, rec.Code, rec.Body)
 			}
 			return

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/wdext/wdext/wire"
 )
 
 // Guard rejects requests a web page could forge against a local driver,
@@ -96,7 +98,7 @@ func (g Guard) Wrap(next http.Handler) http.Handler {
 
 // refuse answers err, and notes it: a refused request never reaches the
 // handler that logs commands.
-func refuse(w http.ResponseWriter, r *http.Request, log *slog.Logger, level slog.Level, err *Error) {
+func refuse(w http.ResponseWriter, r *http.Request, log *slog.Logger, level slog.Level, err *wire.Error) {
 	if r.Body != nil && r.Body != http.NoBody {
 		// net/http reads on into the body the handler left, to keep the
 		// connection or to close it without a reset that would lose
@@ -122,24 +124,24 @@ func (g Guard) budget() int64 {
 	return 2 * g.MaxBody
 }
 
-func (g Guard) check(r *http.Request) *Error {
+func (g Guard) check(r *http.Request) *wire.Error {
 	if !g.hostAllowed(r.Host) {
-		return Errorf(UnknownError, "host header %q is not an IP address or an allowed host (see --allowed-hosts)", r.Host)
+		return wire.Errorf(wire.UnknownError, "host header %q is not an IP address or an allowed host (see --allowed-hosts)", r.Host)
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin) {
-		return Errorf(UnknownError, "origin %q is not allowed (see --allowed-origins)", origin)
+		return wire.Errorf(wire.UnknownError, "origin %q is not allowed (see --allowed-origins)", origin)
 	}
 	if r.Method == http.MethodPost && fromBrowser(r) {
 		if ct := r.Header.Get("Content-Type"); ct != "" {
 			mt, _, _ := mime.ParseMediaType(ct)
 			switch strings.ToLower(mt) {
 			case "application/x-www-form-urlencoded", "multipart/form-data", "text/plain":
-				return Errorf(InvalidArgument, "content type %q from a browser is not accepted: send application/json", ct)
+				return wire.Errorf(wire.InvalidArgument, "content type %q from a browser is not accepted: send application/json", ct)
 			}
 		}
 	}
 	if g.MaxBody > 0 && r.ContentLength > g.MaxBody {
-		return Errorf(InvalidArgument, "request body of %d bytes exceeds the limit of %d (see --max-body)", r.ContentLength, g.MaxBody)
+		return wire.Errorf(wire.InvalidArgument, "request body of %d bytes exceeds the limit of %d (see --max-body)", r.ContentLength, g.MaxBody)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 func guarded(t *testing.T) (*fakeUpstream, *webdriver.Server) {
@@ -30,10 +31,10 @@ func guarded(t *testing.T) (*fakeUpstream, *webdriver.Server) {
 
 // rejected checks a refusal: the W3C error code with its status, in the
 // W3C envelope and content type, and nothing sent upstream.
-func rejected(t *testing.T, up *fakeUpstream, rec *httptest.ResponseRecorder, code webdriver.ErrorCode, mentions string) {
+func rejected(t *testing.T, up *fakeUpstream, rec *httptest.ResponseRecorder, code wire.ErrorCode, mentions string) {
 	t.Helper()
 	assert.Equal(t, rec.Code, code.Status(), "%s", rec.Body)
-	assert.Equal(t, rec.Header().Get("Content-Type"), webdriver.ContentType)
+	assert.Equal(t, rec.Header().Get("Content-Type"), wire.ContentType)
 	assertErrorShape(t, rec.Body.Bytes(), code)
 	assert.Assert(t, strings.Contains(rec.Body.String(), mentions), "%s does not mention %q", rec.Body, mentions)
 	assert.Equal(t, len(up.requests()), 0, "a rejected request went upstream")
@@ -56,7 +57,7 @@ func TestGuardHost(t *testing.T) {
 			up, srv := guarded(t)
 			req := httptest.NewRequest("GET", "/session/x/title", nil)
 			req.Host = host
-			rejected(t, up, serve(srv, req), webdriver.UnknownError, "host header")
+			rejected(t, up, serve(srv, req), wire.UnknownError, "host header")
 		})
 	}
 	for _, host := range []string{"127.0.0.1:4444", "127.0.0.1", "[::1]:4444", "::1", "10.1.2.3:80", "localhost:4444", "LocalHost", "wdext.internal:4444", "WDEXT.internal"} {
@@ -75,7 +76,7 @@ func TestGuardOrigin(t *testing.T) {
 			up, srv := guarded(t)
 			req := httptest.NewRequest("GET", "/session/x/title", nil)
 			req.Header.Set("Origin", origin)
-			rejected(t, up, serve(srv, req), webdriver.UnknownError, "origin")
+			rejected(t, up, serve(srv, req), wire.UnknownError, "origin")
 		})
 	}
 	t.Run("accept allowed, not passed on", func(t *testing.T) {
@@ -89,7 +90,7 @@ func TestGuardOrigin(t *testing.T) {
 		srv := webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: up.url}, Log: quietLog()})
 		req := httptest.NewRequest("GET", "/session/x/title", nil)
 		req.Header.Set("Origin", "http://ok.example")
-		rejected(t, up, serve(srv, req), webdriver.UnknownError, "origin")
+		rejected(t, up, serve(srv, req), wire.UnknownError, "origin")
 	})
 }
 
@@ -113,7 +114,7 @@ func TestGuardContentType(t *testing.T) {
 					req := httptest.NewRequest("POST", path, strings.NewReader(`{"url":"about:blank"}`))
 					req.Header.Set("Content-Type", ct)
 					from(req)
-					rejected(t, up, serve(srv, req), webdriver.InvalidArgument, "content type")
+					rejected(t, up, serve(srv, req), wire.InvalidArgument, "content type")
 				})
 			}
 		}
@@ -152,7 +153,7 @@ func TestGuardMaxBody(t *testing.T) {
 		t.Run("announced "+path, func(t *testing.T) {
 			up, srv := guarded(t)
 			req := httptest.NewRequest("POST", path, strings.NewReader(big))
-			rejected(t, up, serve(srv, req), webdriver.InvalidArgument, "limit")
+			rejected(t, up, serve(srv, req), wire.InvalidArgument, "limit")
 		})
 		t.Run("chunked "+path, func(t *testing.T) {
 			up, srv := guarded(t)
@@ -169,8 +170,8 @@ func TestGuardMaxBody(t *testing.T) {
 			defer resp.Body.Close()
 			body, _ := io.ReadAll(resp.Body)
 			assert.Equal(t, resp.StatusCode, 400, "%s", body)
-			assert.Equal(t, resp.Header.Get("Content-Type"), webdriver.ContentType)
-			assertErrorShape(t, body, webdriver.InvalidArgument)
+			assert.Equal(t, resp.Header.Get("Content-Type"), wire.ContentType)
+			assertErrorShape(t, body, wire.InvalidArgument)
 			assert.Assert(t, bytes.Contains(body, []byte("limit")), "%s", body)
 		})
 	}
@@ -202,7 +203,7 @@ func TestGuardOriginCase(t *testing.T) {
 			srv := webdriver.NewServer(webdriver.Config{Upstream: driver.Remote{URL: up.url}, Guard: webdriver.Guard{AllowedOrigins: allowed}, Log: quietLog()})
 			req := httptest.NewRequest("GET", "/session/x/title", nil)
 			req.Header.Set("Origin", origin)
-			rejected(t, up, serve(srv, req), webdriver.UnknownError, "origin")
+			rejected(t, up, serve(srv, req), wire.UnknownError, "origin")
 		})
 	}
 }

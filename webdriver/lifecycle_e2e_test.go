@@ -16,6 +16,7 @@ import (
 	"github.com/wdext/wdext/internal/procgroup"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // When the managed chromedriver dies, a command on a session it held gets
@@ -31,10 +32,10 @@ func TestDriverDeathInvalidatesSessions(t *testing.T) {
 	start := time.Now()
 	r := c.do("GET", "/session/"+id+"/title", nil)
 	t.Logf("command on a session of the dead driver answered in %v", time.Since(start))
-	r.w3cError(t, webdriver.InvalidSessionID)
+	r.w3cError(t, wire.InvalidSessionID)
 	assert.Equal(t, env.Server.Sessions().Len(), 0, "the dead session is still registered")
 	// And again, now that wdext has forgotten it.
-	c.do("GET", "/session/"+id+"/title", nil).w3cError(t, webdriver.InvalidSessionID)
+	c.do("GET", "/session/"+id+"/title", nil).w3cError(t, wire.InvalidSessionID)
 
 	next, _ := c.newSession(newSessionBody(nil))
 	var title string
@@ -65,7 +66,7 @@ func TestDriverDeathDuringCommand(t *testing.T) {
 	})
 	wg.Wait()
 	t.Logf("in-flight command answered %v after the kill began (%v after it was sent)", time.Since(killedAt), time.Since(start))
-	r.w3cError(t, webdriver.InvalidSessionID)
+	r.w3cError(t, wire.InvalidSessionID)
 
 	next, _ := c.newSession(newSessionBody(nil))
 	c.do("GET", "/session/"+next+"/title", nil).ok(t, nil)
@@ -87,17 +88,17 @@ func TestCommandFailureNamesTheSessionState(t *testing.T) {
 	c := newWire(t, env.URL, true)
 
 	id, _ := c.newSession(newSessionBody(nil))
-	c.do("POST", "/session/"+id+"/test/fail", map[string]any{}).w3cError(t, webdriver.UnknownError)
+	c.do("POST", "/session/"+id+"/test/fail", map[string]any{}).w3cError(t, wire.UnknownError)
 	// Of two windows, the current one closed.
 	c.do("POST", "/session/"+id+"/window/new", map[string]any{}).ok(t, nil)
 	c.do("DELETE", "/session/"+id+"/window", nil).ok(t, nil)
-	c.do("POST", "/session/"+id+"/test/fail", map[string]any{}).w3cError(t, webdriver.NoSuchWindow)
+	c.do("POST", "/session/"+id+"/test/fail", map[string]any{}).w3cError(t, wire.NoSuchWindow)
 	// The only window closed: the driver ended the session.
 	var handles []string
 	c.do("GET", "/session/"+id+"/window/handles", nil).ok(t, &handles)
 	c.do("POST", "/session/"+id+"/window", map[string]any{"handle": handles[0]}).ok(t, nil)
 	c.do("DELETE", "/session/"+id+"/window", nil).ok(t, nil)
-	c.do("POST", "/session/"+id+"/test/fail", map[string]any{}).w3cError(t, webdriver.InvalidSessionID)
+	c.do("POST", "/session/"+id+"/test/fail", map[string]any{}).w3cError(t, wire.InvalidSessionID)
 
 	id, caps := c.newSession(newSessionBody(nil))
 	browser := browserPid(t, caps)
@@ -116,7 +117,7 @@ func TestCommandFailureNamesTheSessionState(t *testing.T) {
 		}
 	}
 	r := c.do("POST", "/session/"+id+"/test/fail", map[string]any{})
-	r.w3cError(t, webdriver.InvalidSessionID)
+	r.w3cError(t, wire.InvalidSessionID)
 	assert.Equal(t, env.Server.Sessions().Len(), 0, "the dead session is still registered")
 }
 

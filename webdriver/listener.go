@@ -82,11 +82,11 @@ func w3cReply(p []byte) ([]byte, bool) {
 	if err != nil || status < 400 || status > 599 {
 		return nil, false
 	}
-	code := UnknownError
+	code := wire.UnknownError
 	if status == http.StatusBadRequest {
-		code = InvalidArgument
+		code = wire.InvalidArgument
 	}
 	body, _ := json.Marshal(wire.ErrorEnvelope{Value: wire.ErrorValue{Error: string(code), Message: string(text)}})
 	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nCache-Control: no-cache\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
-		status, http.StatusText(status), ContentType, len(body), body), true
+		status, http.StatusText(status), wire.ContentType, len(body), body), true
 }

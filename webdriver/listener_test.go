@@ -15,6 +15,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // The replies net/http writes itself, before any handler runs, are W3C
@@ -32,19 +33,19 @@ func TestErrorListener(t *testing.T) {
 	for _, tc := range []struct {
 		name, req string
 		status    int
-		code      webdriver.ErrorCode
+		code      wire.ErrorCode
 		mentions  string
 	}{
-		{"malformed request line", "GARBAGE\r\n\r\n", 400, webdriver.InvalidArgument, "Bad Request"},
-		{"no host", "GET /status HTTP/1.1\r\n\r\n", 400, webdriver.InvalidArgument, "Host"},
-		{"bad header", "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n", 400, webdriver.InvalidArgument, "header"},
-		{"headers too large", "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("x", 8<<10) + "\r\n\r\n", 431, webdriver.UnknownError, "Too Large"},
-		{"unknown transfer encoding", "POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: rot13\r\n\r\n", 501, webdriver.UnknownError, "transfer encoding"},
+		{"malformed request line", "GARBAGE\r\n\r\n", 400, wire.InvalidArgument, "Bad Request"},
+		{"no host", "GET /status HTTP/1.1\r\n\r\n", 400, wire.InvalidArgument, "Host"},
+		{"bad header", "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n", 400, wire.InvalidArgument, "header"},
+		{"headers too large", "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("x", 8<<10) + "\r\n\r\n", 431, wire.UnknownError, "Too Large"},
+		{"unknown transfer encoding", "POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: rot13\r\n\r\n", 501, wire.UnknownError, "transfer encoding"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := rawReply(t, addr, tc.req, false)
 			assert.Equal(t, resp.StatusCode, tc.status, "%s", body)
-			assert.Equal(t, resp.Header.Get("Content-Type"), webdriver.ContentType)
+			assert.Equal(t, resp.Header.Get("Content-Type"), wire.ContentType)
 			assert.Equal(t, resp.Header.Get("Content-Length"), strconv.Itoa(len(body)))
 			assert.Assert(t, resp.Close, "the connection should close")
 			assertErrorShape(t, body, tc.code)

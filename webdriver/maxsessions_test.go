@@ -14,6 +14,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // --max-sessions: New Session beyond the limit is "session not created"
@@ -51,9 +52,9 @@ func TestMaxSessions(t *testing.T) {
 	asked := len(up.requests())
 	rec := newSession()
 	assert.Equal(t, rec.Code, 500, "%s", rec.Body)
-	e, ok := webdriver.ParseError(rec.Body.Bytes())
+	e, ok := wire.ParseError(rec.Body.Bytes())
 	assert.Assert(t, ok, "%s", rec.Body)
-	assert.Equal(t, e.Code, webdriver.SessionNotCreated)
+	assert.Equal(t, e.Code, wire.SessionNotCreated)
 	assert.Assert(t, strings.Contains(e.Message, "2") && strings.Contains(e.Message, "--max-sessions"), "%s", e.Message)
 	assert.Equal(t, len(up.requests()), asked, "the driver was asked for a session beyond the limit")
 

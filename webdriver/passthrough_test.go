@@ -20,6 +20,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // rawUpstream is a driver at the byte level: it keeps every request as
@@ -284,7 +285,7 @@ func TestPassThroughRetry(t *testing.T) {
 				}
 				codes[j] = rec.Code
 				if rec.Code != 200 {
-					assertErrorShape(t, rec.Body.Bytes(), webdriver.UnknownError)
+					assertErrorShape(t, rec.Body.Bytes(), wire.UnknownError)
 				}
 			}
 		}

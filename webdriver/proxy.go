@@ -156,19 +156,19 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		WriteError(w, Errorf(InvalidArgument, "request body exceeds the limit of %d bytes (see --max-body)", tooBig.Limit))
+		WriteError(w, wire.Errorf(wire.InvalidArgument, "request body exceeds the limit of %d bytes (see --max-body)", tooBig.Limit))
 	case errors.Is(context.Cause(r.Context()), errDriverGone) || isClosed(t.gone):
-		WriteError(w, Errorf(InvalidSessionID, "the driver process that held this session has exited"))
+		WriteError(w, wire.Errorf(wire.InvalidSessionID, "the driver process that held this session has exited"))
 	case r.Context().Err() != nil:
 		// The client went away; nobody reads this reply.
 		w.WriteHeader(499)
 	case waitClosed(t.gone, driverExitGrace):
 		// A dying driver drops its connections a moment before its
 		// process is reaped: the dropped connection was the first sign.
-		WriteError(w, Errorf(InvalidSessionID, "the driver process that held this session has exited"))
+		WriteError(w, wire.Errorf(wire.InvalidSessionID, "the driver process that held this session has exited"))
 	default:
 		p.log.Warn("upstream failed", "upstream", t.base.Redacted(), "method", r.Method, "path", r.URL.Path, "err", err)
-		WriteError(w, Errorf(UnknownError, "upstream driver %s did not answer: %v", t.base.Redacted(), err))
+		WriteError(w, wire.Errorf(wire.UnknownError, "upstream driver %s did not answer: %v", t.base.Redacted(), err))
 	}
 }
 
@@ -207,12 +207,12 @@ func isClosed(c <-chan struct{}) bool {
 // byte for byte; anything else (chromedriver's plain-text refusals, a
 // grid's HTML error page) becomes an "unknown error" that quotes it.
 func jsonReply(resp *http.Response) error {
-	if ct := resp.Header["Content-Type"]; len(ct) == 1 && ct[0] == ContentType {
+	if ct := resp.Header["Content-Type"]; len(ct) == 1 && ct[0] == wire.ContentType {
 		return nil // chromedriver's, as it is
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "application/json" || resp.StatusCode == http.StatusNoContent {
-		resp.Header.Set("Content-Type", ContentType)
+		resp.Header.Set("Content-Type", wire.ContentType)
 		return nil
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -222,15 +222,15 @@ func jsonReply(resp *http.Response) error {
 	}
 	if json.Valid(body) {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
-		resp.Header.Set("Content-Type", ContentType)
+		resp.Header.Set("Content-Type", wire.ContentType)
 		return nil
 	}
-	we := Errorf(UnknownError, "upstream answered %s with %q: %s", resp.Status, mt, bytes.TrimSpace(body))
+	we := wire.Errorf(wire.UnknownError, "upstream answered %s with %q: %s", resp.Status, mt, bytes.TrimSpace(body))
 	wrapped, _ := json.Marshal(wire.ErrorEnvelope{Value: wire.ErrorValue{Error: string(we.Code), Message: we.Message}})
 	resp.Body = io.NopCloser(bytes.NewReader(wrapped))
 	resp.ContentLength = int64(len(wrapped))
 	resp.Header.Set("Content-Length", fmt.Sprint(len(wrapped)))
-	resp.Header.Set("Content-Type", ContentType)
+	resp.Header.Set("Content-Type", wire.ContentType)
 	if resp.StatusCode < 400 {
 		resp.StatusCode = http.StatusInternalServerError
 	}

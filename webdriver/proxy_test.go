@@ -13,6 +13,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // A request in flight when the driver process exits is answered "invalid
@@ -49,7 +50,7 @@ func TestForwardDriverGone(t *testing.T) {
 			rec := httptest.NewRecorder()
 			p.Forward(rec, req, up.url, gone)
 			assert.Equal(t, rec.Code, 404, "%s", rec.Body)
-			assertErrorShape(t, rec.Body.Bytes(), webdriver.InvalidSessionID)
+			assertErrorShape(t, rec.Body.Bytes(), wire.InvalidSessionID)
 		})
 	}
 	t.Run("already gone", func(t *testing.T) {
@@ -59,7 +60,7 @@ func TestForwardDriverGone(t *testing.T) {
 		rec := httptest.NewRecorder()
 		p.Forward(rec, httptest.NewRequest("GET", "/session/s1/title", nil), closedURL(t), gone)
 		assert.Equal(t, rec.Code, 404, "%s", rec.Body)
-		assertErrorShape(t, rec.Body.Bytes(), webdriver.InvalidSessionID)
+		assertErrorShape(t, rec.Body.Bytes(), wire.InvalidSessionID)
 	})
 	t.Run("alive but unreachable", func(t *testing.T) {
 		p := webdriver.NewProxy(nil, quietLog())
@@ -67,7 +68,7 @@ func TestForwardDriverGone(t *testing.T) {
 		u := closedURL(t)
 		p.Forward(rec, httptest.NewRequest("GET", "/session/s1/title", nil), u, make(chan struct{}))
 		assert.Equal(t, rec.Code, 500, "%s", rec.Body)
-		assertErrorShape(t, rec.Body.Bytes(), webdriver.UnknownError)
+		assertErrorShape(t, rec.Body.Bytes(), wire.UnknownError)
 		assert.Assert(t, strings.Contains(rec.Body.String(), u.Host), "%s", rec.Body)
 	})
 }
@@ -167,7 +168,7 @@ func TestClassicRoutes(t *testing.T) {
 	// redirects.
 	for _, path := range []string{"//session", "/session//url", "//status", "/wd/hub//session"} {
 		rec := serve(srv, httptest.NewRequest("POST", path, strings.NewReader(`{}`)))
-		expectError(t, rec, webdriver.UnknownCommand, "")
+		expectError(t, rec, wire.UnknownCommand, "")
 	}
 }
 

@@ -241,7 +241,7 @@ func (s *Server) HandleFallback(method, path string, cmd Command) {
 		rec := &bufferedReply{header: http.Header{}}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		s.proxy.Forward(rec, r, sess.Upstream, sess.Gone)
-		if e, ok := ParseError(rec.body.Bytes()); ok && e.Code == UnknownCommand {
+		if e, ok := wire.ParseError(rec.body.Bytes()); ok && e.Code == wire.UnknownCommand {
 			if _, live := s.cfg.Sessions.Get(sess.ID); live {
 				s.native.Store(key, false)
 			}
@@ -252,7 +252,7 @@ func (s *Server) HandleFallback(method, path string, cmd Command) {
 		// Only a success is a definitive "the upstream implements it": an
 		// error (a transport failure, a driver busy or dying) says nothing
 		// of the command, and the next call asks again.
-		if e, ok := ParseError(rec.body.Bytes()); ok && e.Code == InvalidSessionID {
+		if e, ok := wire.ParseError(rec.body.Bytes()); ok && e.Code == wire.InvalidSessionID {
 			s.forget(sess.ID)
 		} else if _, live := s.cfg.Sessions.Get(sess.ID); live && rec.status == http.StatusOK {
 			s.native.Store(key, true)
@@ -275,7 +275,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Sessi
 	v, err := cmd(ctx, sess, body)
 	if err != nil {
 		we := s.commandError(ctx, r, sess, err)
-		if we.Code == InvalidSessionID {
+		if we.Code == wire.InvalidSessionID {
 			// The driver ended the session (or died): so does wdext.
 			s.forget(sess.ID)
 		}
@@ -290,15 +290,15 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Sessi
 // server's own deadline. A failure that names no cause of its own may be
 // the session's: its browser died, its window was closed. Then the driver
 // says so, and its answer is the client's.
-func (s *Server) commandError(ctx context.Context, r *http.Request, sess *session.Session, err error) *Error {
+func (s *Server) commandError(ctx context.Context, r *http.Request, sess *session.Session, err error) *wire.Error {
 	if sess.Dead() {
-		return Errorf(InvalidSessionID, "the driver process that held this session has exited")
+		return wire.Errorf(wire.InvalidSessionID, "the driver process that held this session has exited")
 	}
 	if sess.Ended() {
-		return Errorf(InvalidSessionID, "the session was deleted while %s ran", r.URL.Path)
+		return wire.Errorf(wire.InvalidSessionID, "the session was deleted while %s ran", r.URL.Path)
 	}
 	we := deadlineError(ctx, r.Context(), r.URL.Path, s.cfg.CommandTimeout, err)
-	if we.Code != UnknownError && we.Code != UnsupportedOperation {
+	if we.Code != wire.UnknownError && we.Code != wire.UnsupportedOperation {
 		return we
 	}
 	if why := s.sessionState(r.Context(), sess); why != nil {
@@ -314,7 +314,7 @@ const sessionStateTimeout = 3 * time.Second
 // sessionState asks the driver for the session's current window and
 // returns its error when that is "invalid session id" or "no such window";
 // nil otherwise (the session is fine, or the driver does not answer).
-func (s *Server) sessionState(ctx context.Context, sess *session.Session) *Error {
+func (s *Server) sessionState(ctx context.Context, sess *session.Session) *wire.Error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sessionStateTimeout)
 	defer cancel()
 	var handle string
@@ -322,14 +322,14 @@ func (s *Server) sessionState(ctx context.Context, sess *session.Session) *Error
 	if err == nil {
 		return nil
 	}
-	if we := AsError(err); we.Code == InvalidSessionID || we.Code == NoSuchWindow {
-		return Errorf(we.Code, "%s", we.Message)
+	if we := wire.AsError(err); we.Code == wire.InvalidSessionID || we.Code == wire.NoSuchWindow {
+		return wire.Errorf(we.Code, "%s", we.Message)
 	}
 	// A driver that does not answer may be one that is exiting: its
 	// process is reaped a moment after its connections drop.
 	var te *wire.TransportError
 	if errors.As(err, &te) && waitClosed(sess.Gone, driverExitGrace) {
-		return Errorf(InvalidSessionID, "the driver process that held this session has exited")
+		return wire.Errorf(wire.InvalidSessionID, "the driver process that held this session has exited")
 	}
 	return nil
 }
@@ -358,15 +358,15 @@ type undeadlinedKey struct{}
 
 // deadlineError is the mapping of Within: ctx is the deadline the failure
 // ran under, outer the caller's (whose end is not a timeout of ours).
-func deadlineError(ctx, outer context.Context, what string, timeout time.Duration, err error) *Error {
-	var we *Error
+func deadlineError(ctx, outer context.Context, what string, timeout time.Duration, err error) *wire.Error {
+	var we *wire.Error
 	if errors.As(err, &we) {
 		return we
 	}
 	if errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && outer.Err() == nil) {
-		return Errorf(Timeout, "%s did not finish within the timeout of %d ms: %v", what, timeout.Milliseconds(), err)
+		return wire.Errorf(wire.Timeout, "%s did not finish within the timeout of %d ms: %v", what, timeout.Milliseconds(), err)
 	}
-	return Errorf(UnknownError, "%s: %v", what, err)
+	return wire.Errorf(wire.UnknownError, "%s: %v", what, err)
 }
 
 // liveSession finds the request's session in the registry and marks a
@@ -383,7 +383,7 @@ func (s *Server) begin(id string) (*session.Session, func(), error) {
 	}
 	if sess.Dead() {
 		s.forget(id)
-		return nil, nil, Errorf(InvalidSessionID, "the driver process that held session %q has exited", id)
+		return nil, nil, wire.Errorf(wire.InvalidSessionID, "the driver process that held session %q has exited", id)
 	}
 	end, ok := sess.Begin()
 	if !ok {
@@ -394,11 +394,11 @@ func (s *Server) begin(id string) (*session.Session, func(), error) {
 
 // noSession is the error for a session wdext does not hold, saying why
 // wdext ended it if it did.
-func (s *Server) noSession(id string) *Error {
+func (s *Server) noSession(id string) *wire.Error {
 	if why, ok := s.cfg.Sessions.Why(id); ok {
-		return Errorf(InvalidSessionID, "session %q was deleted by wdext: %s", id, why)
+		return wire.Errorf(wire.InvalidSessionID, "session %q was deleted by wdext: %s", id, why)
 	}
-	return Errorf(InvalidSessionID, "no live session with id %q", id)
+	return wire.Errorf(wire.InvalidSessionID, "no live session with id %q", id)
 }
 
 // notFound forwards anything else under a session to the driver: its
@@ -409,7 +409,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		s.forwardSession(w, r)
 		return
 	}
-	WriteError(w, Errorf(UnknownCommand, "unknown command: %s %s", r.Method, r.URL.Path))
+	WriteError(w, wire.Errorf(wire.UnknownCommand, "unknown command: %s %s", r.Method, r.URL.Path))
 }
 
 // forwardSession proxies a session command to the driver that holds the
@@ -440,7 +440,7 @@ func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
 	}
 	in, err := s.cfg.Upstream.Current(r.Context())
 	if err != nil {
-		WriteError(w, Errorf(InvalidSessionID, "no live session with id %q (and no driver: %v)", id, err))
+		WriteError(w, wire.Errorf(wire.InvalidSessionID, "no live session with id %q (and no driver: %v)", id, err))
 		return
 	}
 	s.proxy.Forward(w, r, in.URL, in.Done)
@@ -487,7 +487,7 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 	// not created).
 	release, ok := s.cfg.Sessions.Reserve()
 	if !ok {
-		WriteError(w, Errorf(SessionNotCreated, "%s: delete a session, or create it on another node", s.fullMessage()))
+		WriteError(w, wire.Errorf(wire.SessionNotCreated, "%s: delete a session, or create it on another node", s.fullMessage()))
 		return
 	}
 	defer release()
@@ -519,20 +519,20 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 		in, err = s.cfg.Upstream.Current(ctx)
 	}
 	if err != nil {
-		var we *Error
+		var we *wire.Error
 		if !errors.As(err, &we) {
-			we = Errorf(SessionNotCreated, "starting the driver: %v", err)
+			we = wire.Errorf(wire.SessionNotCreated, "starting the driver: %v", err)
 		}
 		WriteError(w, we)
 		return
 	}
-	fail := func(e *Error) {
+	fail := func(e *wire.Error) {
 		bind("", e)
 		WriteError(w, e)
 	}
 	up, err := http.NewRequestWithContext(ctx, http.MethodPost, in.URL.JoinPath("session").String(), bytes.NewReader(body))
 	if err != nil {
-		fail(Errorf(SessionNotCreated, "%v", err))
+		fail(wire.Errorf(wire.SessionNotCreated, "%v", err))
 		return
 	}
 	up.Header.Set("Content-Type", "application/json; charset=utf-8")
@@ -540,20 +540,20 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.cfg.Log.Warn("new session failed upstream", "upstream", in.URL.Redacted(), "err", err)
 		if ctx.Err() == context.DeadlineExceeded && timeout > 0 {
-			fail(Errorf(SessionNotCreated, "upstream driver %s did not create a session within %v (the browser probably failed to start); the driver was stopped", in.URL.Redacted(), timeout))
+			fail(wire.Errorf(wire.SessionNotCreated, "upstream driver %s did not create a session within %v (the browser probably failed to start); the driver was stopped", in.URL.Redacted(), timeout))
 			return
 		}
-		fail(Errorf(SessionNotCreated, "upstream driver %s did not answer: %v", in.URL.Redacted(), err))
+		fail(wire.Errorf(wire.SessionNotCreated, "upstream driver %s did not answer: %v", in.URL.Redacted(), err))
 		return
 	}
 	defer resp.Body.Close()
 	if err := jsonReply(resp); err != nil {
-		fail(Errorf(SessionNotCreated, "reading upstream reply: %v", err))
+		fail(wire.Errorf(wire.SessionNotCreated, "reading upstream reply: %v", err))
 		return
 	}
 	reply, err := io.ReadAll(resp.Body)
 	if err != nil {
-		fail(Errorf(SessionNotCreated, "reading upstream reply: %v", err))
+		fail(wire.Errorf(wire.SessionNotCreated, "reading upstream reply: %v", err))
 		return
 	}
 	id := ""
@@ -572,7 +572,7 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	w.Header().Set("Content-Type", ContentType)
+	w.Header().Set("Content-Type", wire.ContentType)
 	w.WriteHeader(resp.StatusCode)
 	w.Write(reply)
 }
@@ -714,7 +714,7 @@ func (s *Server) ExpireIdle(ctx context.Context, timeout time.Duration) {
 func methodNotAllowed(allowed ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		WriteError(w, Errorf(UnknownMethod, "%s is not a method of %s (allowed: %s)", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
+		WriteError(w, wire.Errorf(wire.UnknownMethod, "%s is not a method of %s (allowed: %s)", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
 	})
 }
 
@@ -789,8 +789,8 @@ func (w *sessionEndWatch) ended() bool {
 	if w.status != http.StatusNotFound {
 		return false
 	}
-	if e, ok := ParseError(w.head); ok {
-		return e.Code == InvalidSessionID
+	if e, ok := wire.ParseError(w.head); ok {
+		return e.Code == wire.InvalidSessionID
 	}
 	return bytes.Contains(w.head, []byte(`"invalid session id"`))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // status asks srv's /status and checks the W3C shape: {"value":{"ready":
@@ -26,7 +27,7 @@ func status(t *testing.T, srv http.Handler, path string) (bool, string) {
 	t.Helper()
 	rec := serve(srv, httptest.NewRequest("GET", path, nil))
 	assert.Equal(t, rec.Code, 200, "%s", rec.Body)
-	assert.Equal(t, rec.Header().Get("Content-Type"), webdriver.ContentType)
+	assert.Equal(t, rec.Header().Get("Content-Type"), wire.ContentType)
 	var env map[string]map[string]any
 	assert.NilError(t, json.Unmarshal(rec.Body.Bytes(), &env), "%s", rec.Body)
 	assert.Equal(t, len(env), 1, "%s", rec.Body)

@@ -14,15 +14,15 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine/chromium"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // elementKey is the W3C web element identifier.
 const elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
-// wire is a raw WebDriver client: plain net/http, so tests see status
+// rawClient is a raw WebDriver client: plain net/http, so tests see status
 // codes, headers and bodies exactly as they come.
-type wire struct {
+type rawClient struct {
 	t    testing.TB
 	base string
 	http *http.Client
@@ -31,8 +31,8 @@ type wire struct {
 	jsonOnly bool
 }
 
-func newWire(t testing.TB, base string, jsonOnly bool) *wire {
-	return &wire{t: t, base: strings.TrimSuffix(base, "/"), http: &http.Client{Timeout: 60 * time.Second}, jsonOnly: jsonOnly}
+func newWire(t testing.TB, base string, jsonOnly bool) *rawClient {
+	return &rawClient{t: t, base: strings.TrimSuffix(base, "/"), http: &http.Client{Timeout: 60 * time.Second}, jsonOnly: jsonOnly}
 }
 
 // reply is one answer: its status, headers, body, and the decoded value or
@@ -42,12 +42,12 @@ type reply struct {
 	Header http.Header
 	Body   []byte
 	Value  json.RawMessage
-	Err    *webdriver.Error
+	Err    *wire.Error
 }
 
 // do sends method path with body: nil for none, []byte or string as is,
 // anything else as JSON. Bodies go with Content-Type application/json.
-func (c *wire) do(method, path string, body any) reply {
+func (c *rawClient) do(method, path string, body any) reply {
 	c.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -72,10 +72,10 @@ func (c *wire) do(method, path string, body any) reply {
 	data, err := io.ReadAll(resp.Body)
 	assert.NilError(c.t, err, "%s %s: reading reply", method, path)
 	if c.jsonOnly {
-		assert.Equal(c.t, resp.Header.Get("Content-Type"), webdriver.ContentType, "%s %s: %s", method, path, data)
+		assert.Equal(c.t, resp.Header.Get("Content-Type"), wire.ContentType, "%s %s: %s", method, path, data)
 	}
 	r := reply{Status: resp.StatusCode, Header: resp.Header, Body: data}
-	if e, ok := webdriver.ParseError(data); ok {
+	if e, ok := wire.ParseError(data); ok {
 		r.Err = e
 		return r
 	}
@@ -100,7 +100,7 @@ func (r reply) ok(t testing.TB, v any) {
 
 // w3cError fails the test unless r is a W3C error reply with code and the
 // HTTP status the spec pairs with it, in the exact envelope shape.
-func (r reply) w3cError(t testing.TB, code webdriver.ErrorCode) {
+func (r reply) w3cError(t testing.TB, code wire.ErrorCode) {
 	t.Helper()
 	assert.Equal(t, r.Status, code.Status(), "%s", r.Body)
 	assertErrorShape(t, r.Body, code)
@@ -108,7 +108,7 @@ func (r reply) w3cError(t testing.TB, code webdriver.ErrorCode) {
 
 // assertErrorShape checks body is {"value":{"error":code,"message":string,
 // "stacktrace":string, …}}.
-func assertErrorShape(t testing.TB, body []byte, code webdriver.ErrorCode) {
+func assertErrorShape(t testing.TB, body []byte, code wire.ErrorCode) {
 	t.Helper()
 	var env map[string]map[string]any
 	assert.NilError(t, json.Unmarshal(body, &env), "not a W3C error: %s", body)
@@ -144,7 +144,7 @@ func withMachineDefaults(body map[string]any) map[string]any {
 
 // newSession creates a session and returns its id; the session is deleted
 // when the test ends (an error then is fine: the test may have ended it).
-func (c *wire) newSession(body map[string]any) (string, map[string]any) {
+func (c *rawClient) newSession(body map[string]any) (string, map[string]any) {
 	c.t.Helper()
 	var v struct {
 		SessionID    string         `json:"sessionId"`

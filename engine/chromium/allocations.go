@@ -73,8 +73,6 @@ func (e *Engine) SampleAllocations(ctx context.Context, interval float64) (_ eng
 
 func (a *allocSampler) Interval() float64 { return a.interval }
 
-var yes = true
-
 // onPage runs call on the sampler's page once the page has shown it
 // answers (see Engine.onPage).
 func (a *allocSampler) onPage(ctx context.Context, call func(context.Context) error) error {
@@ -91,8 +89,8 @@ func (a *allocSampler) start(ctx context.Context, interval float64) error {
 			SamplingInterval: interval,
 			// Without these V8 forgets samples of objects that died, and
 			// the log is of allocations, not of survivors.
-			IncludeObjectsCollectedByMajorGC: &yes,
-			IncludeObjectsCollectedByMinorGC: &yes,
+			IncludeObjectsCollectedByMajorGC: new(true),
+			IncludeObjectsCollectedByMinorGC: new(true),
 		})
 		return err
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/chromium/cdp"
 	"github.com/wdext/wdext/memory/census"
+	"github.com/wdext/wdext/memory/heap"
 	"github.com/wdext/wdext/memory/heapsnapshot"
 )
 
@@ -103,7 +104,7 @@ func (e *Engine) isolate(ctx context.Context, b *cdp.Browser, t *target.Info) (s
 // as it streams in, once the target has shown that it answers; a crash or
 // the target's end stops the snapshot at once.
 func (e *Engine) heap(b *cdp.Browser, t *target.Info) engine.Heap {
-	return engine.Heap{Type: t.Type, URL: t.URL, ID: string(t.TargetID), Snapshot: func(ctx context.Context) (_ census.Heap, err error) {
+	return engine.Heap{Type: t.Type, URL: t.URL, ID: string(t.TargetID), Snapshot: func(ctx context.Context) (_ heap.Heap, err error) {
 		defer func() { err = e.ended(ctx, err) }()
 		ts, err := e.attach(ctx, b, t.TargetID)
 		if err != nil {

@@ -70,7 +70,7 @@ func (e *Engine) startLeaks(ctx context.Context, ts *targetSession, t *target.In
 		}
 		l.baseline = leaks.Summarize(snap)
 		step = "starting V8's allocation tracker"
-		_, err = cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: &yes})
+		_, err = cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: new(true)})
 		return err
 	})
 	if err != nil {
@@ -153,9 +153,9 @@ func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakRep
 // (after a GC) with the allocation stacks.
 func stopTracking(ctx context.Context, ts *targetSession) error {
 	_, err := cdproto.Call(ctx, ts.s, heapprofiler.StopTrackingHeapObjects, heapprofiler.StopTrackingHeapObjectsParams{
-		ReportProgress:      &no,
-		CaptureNumericValue: &no,
-		ExposeInternals:     &no,
+		ReportProgress:      new(false),
+		CaptureNumericValue: new(false),
+		ExposeInternals:     new(false),
 	})
 	return err
 }
@@ -169,7 +169,7 @@ func (l *leakTracking) abandon(ctx context.Context) {
 // timeOrigin is the page's performance.timeOrigin: a new document (a
 // navigation, a reload) has a new one.
 func timeOrigin(ctx context.Context, ts *targetSession) (float64, error) {
-	res, err := cdproto.Call(ctx, ts.s, runtime.Evaluate, runtime.EvaluateParams{Expression: "performance.timeOrigin", ReturnByValue: &yes})
+	res, err := cdproto.Call(ctx, ts.s, runtime.Evaluate, runtime.EvaluateParams{Expression: "performance.timeOrigin", ReturnByValue: new(true)})
 	if err != nil {
 		return 0, err
 	}

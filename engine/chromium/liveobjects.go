@@ -30,7 +30,7 @@ func (e *Engine) StartLiveObjects(ctx context.Context) (_ engine.LiveObjectTrack
 		return nil, err
 	}
 	err = e.onPage(ctx, ts.b, ts.s, page, func(ctx context.Context) error {
-		_, err := cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: &yes})
+		_, err := cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: new(true)})
 		return err
 	})
 	if err != nil {
@@ -50,9 +50,9 @@ func (l *liveTracking) Stop(ctx context.Context) (_ wire.LiveObjects, err error)
 	err = l.e.onPage(ctx, ts.b, ts.s, l.page, func(ctx context.Context) (err error) {
 		snap, err = streamSnapshot(ctx, ts, heapsnapshot.ReadNodes, func(ctx context.Context) error {
 			_, err := cdproto.Call(ctx, ts.s, heapprofiler.StopTrackingHeapObjects, heapprofiler.StopTrackingHeapObjectsParams{
-				ReportProgress:      &no,
-				CaptureNumericValue: &no,
-				ExposeInternals:     &no,
+				ReportProgress:      new(false),
+				CaptureNumericValue: new(false),
+				ExposeInternals:     new(false),
 			})
 			return err
 		})

@@ -247,7 +247,7 @@ func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (wire.MemoryM
 		if n.info.Type == "worker" {
 			mu.Lock()
 			heaps.Workers = append(heaps.Workers, memory.EngineWorker{
-				URL: n.info.URL, Global: memory.ScopeDedicatedWorker, Frame: string(n.info.ParentFrameID), Isolate: n.isolate,
+				URL: n.info.URL, Global: wire.ScopeDedicatedWorker, Frame: string(n.info.ParentFrameID), Isolate: n.isolate,
 			})
 			mu.Unlock()
 			continue

@@ -13,8 +13,6 @@ import (
 	"github.com/wdext/wdext/memory/heapsnapshot"
 )
 
-var no = false
-
 // A snapshotReader reads a streamed snapshot: heapsnapshot.Read for a
 // caller that walks the graph, heapsnapshot.ReadNodes, in half the memory,
 // for one that counts nodes.
@@ -25,9 +23,9 @@ type snapshotReader func(io.Reader) (*heapsnapshot.Snapshot, error)
 func takeSnapshot(ctx context.Context, ts *targetSession, read snapshotReader) (*heapsnapshot.Snapshot, error) {
 	return streamSnapshot(ctx, ts, read, func(ctx context.Context) error {
 		_, err := cdproto.Call(ctx, ts.s, heapprofiler.TakeHeapSnapshot, heapprofiler.TakeHeapSnapshotParams{
-			ReportProgress:      &no,
-			CaptureNumericValue: &no,
-			ExposeInternals:     &no,
+			ReportProgress:      new(false),
+			CaptureNumericValue: new(false),
+			ExposeInternals:     new(false),
 		})
 		return err
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/webkitgtk/wkinspector"
 	"github.com/wdext/wdext/memory/census"
+	"github.com/wdext/wdext/memory/heap"
 	"github.com/wdext/wdext/memory/jscsnapshot"
 	"github.com/wdext/wdext/wire"
 )
@@ -41,8 +42,8 @@ func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 }
 
 // vmHeap snapshots the page's VM (worker "") or a worker's.
-func vmHeap(page *wkinspector.Conn, worker string) func(context.Context) (census.Heap, error) {
-	return func(ctx context.Context) (census.Heap, error) {
+func vmHeap(page *wkinspector.Conn, worker string) func(context.Context) (heap.Heap, error) {
+	return func(ctx context.Context) (heap.Heap, error) {
 		data, err := page.HeapSnapshot(ctx, worker)
 		if err != nil {
 			return nil, engine.Failed("taking a heap snapshot", err)

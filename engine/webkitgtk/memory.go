@@ -51,7 +51,7 @@ func (e *Engine) MeasureMemory(ctx context.Context, source string) (wire.MemoryM
 	top := frames[0].ID
 	vms := []string{mainVM}
 	for _, w := range workers {
-		heaps.Workers = append(heaps.Workers, memory.EngineWorker{URL: w.URL, Global: memory.ScopeDedicatedWorker, Frame: top, Isolate: w.ID})
+		heaps.Workers = append(heaps.Workers, memory.EngineWorker{URL: w.URL, Global: wire.ScopeDedicatedWorker, Frame: top, Isolate: w.ID})
 		vms = append(vms, w.ID)
 	}
 	sizes := make([]uint64, len(vms))

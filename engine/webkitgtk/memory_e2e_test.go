@@ -12,7 +12,7 @@ import (
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 const mib = 1 << 20
@@ -40,7 +40,7 @@ func TestMeasureEngineWebKit(t *testing.T) {
 	s, pages := memorySession(t)
 	r := do(t, "POST", s+"/wdext/memory/gc", map[string]any{})
 	assert.Equal(t, r.Status, 200, "%s", r.Value)
-	var gc memory.GCResult
+	var gc wire.GCResult
 	assert.NilError(t, json.Unmarshal(r.Value, &gc))
 	assert.Equal(t, len(gc.Targets), 2, "%s", r.Value)
 	assert.Equal(t, gc.Targets[0].Type, "page")
@@ -54,13 +54,13 @@ func TestMeasureEngineWebKit(t *testing.T) {
 		r = do(t, "POST", s+"/wdext/memory/measure", body)
 		assert.Equal(t, r.Status, 200, "%s", r.Value)
 		t.Logf("measure %v in %v: %s", body, time.Since(start), r.Value)
-		var m memory.MemoryMeasurement
+		var m wire.MemoryMeasurement
 		assert.NilError(t, json.Unmarshal(r.Value, &m))
 		assert.NilError(t, memory.Validate(m))
-		var page, worker *memory.MemoryBreakdownEntry
+		var page, worker *wire.MemoryBreakdownEntry
 		for i, e := range m.Breakdown {
 			switch {
-			case slices.ContainsFunc(e.Attribution, func(a memory.MemoryAttribution) bool { return a.Scope == memory.ScopeDedicatedWorker }):
+			case slices.ContainsFunc(e.Attribution, func(a wire.MemoryAttribution) bool { return a.Scope == wire.ScopeDedicatedWorker }):
 				worker = &m.Breakdown[i]
 			case len(e.Attribution) > 0:
 				assert.Assert(t, page == nil, "two page entries: %s", r.Value)
@@ -72,13 +72,13 @@ func TestMeasureEngineWebKit(t *testing.T) {
 		assert.Assert(t, page.Bytes >= 30*mib && page.Bytes <= 30*mib+slack, "page entry: %d bytes", page.Bytes)
 		assert.Assert(t, worker.Bytes >= 50*mib && worker.Bytes <= 50*mib+slack, "worker entry: %d bytes", worker.Bytes)
 		assert.DeepEqual(t, page.Types, []string{memory.TypeJavaScript})
-		want := []memory.MemoryAttribution{
-			{URL: pages.A + "/memory/top.html?mb=10&cross=" + pages.B + "&crossmb=20&workermb=50", Scope: memory.ScopeWindow},
-			{URL: pages.A + "/memory/frame.html?", Scope: memory.ScopeWindow, Container: &memory.MemoryAttributionContainer{ID: "same", Src: "frame.html?"}},
-			{URL: "cross-origin-url", Scope: memory.ScopeCrossOriginAggregated, Container: &memory.MemoryAttributionContainer{ID: "cross", Src: pages.B + "/memory/frame.html?mb=20"}},
+		want := []wire.MemoryAttribution{
+			{URL: pages.A + "/memory/top.html?mb=10&cross=" + pages.B + "&crossmb=20&workermb=50", Scope: wire.ScopeWindow},
+			{URL: pages.A + "/memory/frame.html?", Scope: wire.ScopeWindow, Container: &wire.MemoryAttributionContainer{ID: "same", Src: "frame.html?"}},
+			{URL: "cross-origin-url", Scope: wire.ScopeCrossOriginAggregated, Container: &wire.MemoryAttributionContainer{ID: "cross", Src: pages.B + "/memory/frame.html?mb=20"}},
 		}
 		for _, a := range want {
-			assert.Assert(t, slices.ContainsFunc(page.Attribution, func(b memory.MemoryAttribution) bool {
+			assert.Assert(t, slices.ContainsFunc(page.Attribution, func(b wire.MemoryAttribution) bool {
 				return b.URL == a.URL && b.Scope == a.Scope && (a.Container == nil) == (b.Container == nil) &&
 					(a.Container == nil || *a.Container == *b.Container)
 			}), "no attribution %+v in %s", a, r.Value)
@@ -101,7 +101,7 @@ func TestMemoryUnsupportedWebKit(t *testing.T) {
 	} {
 		r := do(t, "POST", s+c.path, c.body)
 		assert.Assert(t, r.Err != nil, "%s answered %s", c.path, r.Value)
-		assert.Equal(t, r.Err.Code, webdriver.UnsupportedOperation, "%s: %v", c.path, r.Err)
+		assert.Equal(t, r.Err.Code, wire.UnsupportedOperation, "%s: %v", c.path, r.Err)
 		assert.Assert(t, strings.Contains(r.Err.Message, c.want) && strings.Contains(r.Err.Message, "MiniBrowser"), "%s: %s", c.path, r.Err.Message)
 		t.Logf("%s: %s", c.path, r.Err.Message)
 	}
@@ -126,7 +126,7 @@ func TestCensusAndLiveObjectsWebKit(t *testing.T) {
 
 	r = do(t, "POST", s+"/wdext/memory/census", map[string]any{"targets": "all", "breakdown": map[string]any{"by": "objectClass", "then": map[string]any{"by": "count", "count": false}}})
 	assert.Equal(t, r.Status, 200, "%s", r.Value)
-	var all debuggermemory.AllCensus
+	var all wire.AllCensus
 	assert.NilError(t, json.Unmarshal(r.Value, &all))
 	assert.Equal(t, len(all.Targets), 2, "%s", r.Value)
 	assert.Equal(t, all.Targets[0].Type, "page")
@@ -145,7 +145,7 @@ func TestCensusAndLiveObjectsWebKit(t *testing.T) {
 	assert.Equal(t, r.Status, 200, "%s", r.Value)
 	r = do(t, "POST", s+"/wdext/memory/live-objects/stop", map[string]any{})
 	assert.Equal(t, r.Status, 200, "%s", r.Value)
-	var live debuggermemory.LiveObjects
+	var live wire.LiveObjects
 	assert.NilError(t, json.Unmarshal(r.Value, &live))
 	var bars, foos int64
 	for _, g := range live.LiveObjects {
@@ -201,7 +201,7 @@ func TestCurrentWindowWebKit(t *testing.T) {
 	do(t, "POST", s+"/frame", map[string]any{"id": 0})
 	r = do(t, "POST", s+"/wdext/memory/measure", map[string]any{"source": "engine"})
 	assert.Assert(t, r.Err != nil, "%s", r.Value)
-	assert.Equal(t, r.Err.Code, webdriver.UnsupportedOperation)
+	assert.Equal(t, r.Err.Code, wire.UnsupportedOperation)
 	assert.ErrorContains(t, r.Err, "switch to the top-level browsing context")
 	do(t, "POST", s+"/frame/parent", map[string]any{})
 	assert.Assert(t, hasFrame("second"))
@@ -214,10 +214,10 @@ func TestMeasureAfterNavigationWebKit(t *testing.T) {
 	s, pages := memorySession(t)
 	r := do(t, "POST", s+"/wdext/memory/measure", map[string]any{"source": "engine"})
 	assert.Equal(t, r.Status, 200, "%s", r.Value)
-	assert.Assert(t, strings.Contains(string(r.Value), memory.ScopeDedicatedWorker), "%s", r.Value)
+	assert.Assert(t, strings.Contains(string(r.Value), wire.ScopeDedicatedWorker), "%s", r.Value)
 	do(t, "POST", s+"/url", map[string]any{"url": pages.A + "/memory/top.html?mb=1"})
 	do(t, "POST", s+"/execute/async", map[string]any{"script": "window.ready.then(() => arguments[0]())", "args": []any{}})
 	r = do(t, "POST", s+"/wdext/memory/measure", map[string]any{"source": "engine", "timeout": 5000})
 	assert.Equal(t, r.Status, 200, "%s", r.Value)
-	assert.Assert(t, !strings.Contains(string(r.Value), memory.ScopeDedicatedWorker), "%s", r.Value)
+	assert.Assert(t, !strings.Contains(string(r.Value), wire.ScopeDedicatedWorker), "%s", r.Value)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // NewWindowPath is WebDriver's New Window command.
@@ -30,11 +31,11 @@ func newWindowCommand(ctx context.Context, sess *session.Session, body []byte) (
 	// inspector; a remote WebKitGTK's has none to prepare.
 	if e, ok := engine.Of(sess).(*Engine); ok {
 		if err := e.inspector.FindNew(ctx, 1); err != nil {
-			return nil, webdriver.Errorf(webdriver.UnknownError, "the new window was opened, but preparing it in the inspector failed: %v", err)
+			return nil, wire.Errorf(wire.UnknownError, "the new window was opened, but preparing it in the inspector failed: %v", err)
 		}
 		if e.agents != nil {
 			if err := e.agents.wait(ctx); err != nil {
-				return nil, webdriver.Errorf(webdriver.UnknownError, "the new window was opened, but preparing it in the inspector failed: %v", err)
+				return nil, wire.Errorf(wire.UnknownError, "the new window was opened, but preparing it in the inspector failed: %v", err)
 			}
 		}
 	}

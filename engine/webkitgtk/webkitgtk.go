@@ -21,7 +21,7 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/internal/procgroup"
 	"github.com/wdext/wdext/polyfill"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // BrowserName is the browserName WebKitWebDriver reports for MiniBrowser.
@@ -151,7 +151,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 	}
 	l, err := takeBrowserOptions(req)
 	if err != nil {
-		return nil, 0, nil, webdriver.Errorf(webdriver.InvalidArgument, "%v", err)
+		return nil, 0, nil, wire.Errorf(wire.InvalidArgument, "%v", err)
 	}
 	port, err := driver.FreePort()
 	if err != nil {

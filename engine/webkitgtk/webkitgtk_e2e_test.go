@@ -20,6 +20,7 @@ import (
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // mark puts a marker in the environment of every process the test
@@ -69,7 +70,7 @@ func zombieChildren() []int {
 type result struct {
 	Status int
 	Value  json.RawMessage
-	Err    *webdriver.Error
+	Err    *wire.Error
 }
 
 func do(t testing.TB, method, url string, body any) result {
@@ -91,7 +92,7 @@ func do(t testing.TB, method, url string, body any) result {
 	}
 	assert.NilError(t, json.NewDecoder(resp.Body).Decode(&v))
 	r := result{Status: resp.StatusCode, Value: v.Value}
-	if e, ok := webdriver.ParseError(append(append([]byte(`{"value":`), v.Value...), '}')); ok {
+	if e, ok := wire.ParseError(append(append([]byte(`{"value":`), v.Value...), '}')); ok {
 		r.Err = e
 	}
 	return r
@@ -154,7 +155,7 @@ func TestConcurrentSessionsNoOrphans(t *testing.T) {
 	}
 	assert.Equal(t, env.Upstream.Sessions(), n-1)
 	r = do(t, "GET", env.URL+"/session/"+ids[0]+"/title", nil)
-	assert.Equal(t, r.Err.Code, webdriver.InvalidSessionID)
+	assert.Equal(t, r.Err.Code, wire.InvalidSessionID)
 	r = do(t, "GET", env.URL+"/session/"+ids[1]+"/title", nil)
 	assert.Equal(t, r.Status, 200)
 
@@ -196,10 +197,10 @@ func TestNewSessionFailures(t *testing.T) {
 			assert.Assert(t, r.Err != nil, "%s", r.Value)
 			if c.name == "bad args" {
 				assert.Equal(t, r.Status, 400, "%s", r.Value)
-				assert.Equal(t, r.Err.Code, webdriver.InvalidArgument)
+				assert.Equal(t, r.Err.Code, wire.InvalidArgument)
 			} else {
 				assert.Equal(t, r.Status, 500, "%s", r.Value)
-				assert.Equal(t, r.Err.Code, webdriver.SessionNotCreated)
+				assert.Equal(t, r.Err.Code, wire.SessionNotCreated)
 			}
 			assert.ErrorContains(t, r.Err, c.want)
 			assert.Equal(t, up.Sessions(), 0)
@@ -260,7 +261,7 @@ func TestDriverDeathTakesBrowser(t *testing.T) {
 			}
 			assert.Equal(t, left(), 0, "left: %v", e2e.MarkedProcesses(m))
 			r = do(t, "GET", env.URL+"/session/"+id+"/title", nil)
-			assert.Equal(t, r.Err.Code, webdriver.InvalidSessionID)
+			assert.Equal(t, r.Err.Code, wire.InvalidSessionID)
 			assert.Equal(t, env.Upstream.Sessions(), 0)
 			assert.Equal(t, len(zombieChildren()), 0, "zombies: %v", zombieChildren())
 		})

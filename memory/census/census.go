@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/wdext/wdext/memory/heapsnapshot"
+	"github.com/wdext/wdext/memory/heap"
+	"github.com/wdext/wdext/wire"
 )
 
 // Counts is the result of a Count breakdown; a field is nil when the
@@ -30,9 +31,9 @@ type Coarse struct {
 // The last entry has NoStack set and a nil Stack: the items without
 // allocation data (the Map's "noStack" key).
 type StackEntry struct {
-	Stack   []heapsnapshot.Frame `json:"stack"`
-	NoStack bool                 `json:"noStack,omitempty"`
-	Census  any                  `json:"census"`
+	Stack   []wire.Frame `json:"stack"`
+	NoStack bool         `json:"noStack,omitempty"`
+	Census  any          `json:"census"`
 }
 
 // Take conducts a census of h, grouped by b (nil means Default()). It counts
@@ -41,7 +42,7 @@ type StackEntry struct {
 // CoarseType, a map[string]any keyed by class or type name for ObjectClass
 // (with an "other" key) and InternalType, []StackEntry for AllocationStack,
 // and []any for List.
-func Take(h Heap, b Breakdown) (any, error) {
+func Take(h heap.Heap, b Breakdown) (any, error) {
 	if h == nil {
 		return nil, errors.New("census: no snapshot")
 	}
@@ -49,12 +50,12 @@ func Take(h Heap, b Breakdown) (any, error) {
 		b = Default()
 	}
 	kinds := h.Kinds()
-	c := &censor{heap: h, coarse: make([]CoarseKind, len(kinds)), typeKey: make([]int32, len(kinds))}
+	c := &censor{heap: h, coarse: make([]heap.CoarseKind, len(kinds)), typeKey: make([]int32, len(kinds))}
 	c.v8, _ = h.(*v8Heap)
 	skip := make([]bool, len(kinds))
 	first := map[string]int32{} // merges kinds that share a name
 	for k, kind := range kinds {
-		if kind.Coarse > CoarseStrings {
+		if kind.Coarse > heap.CoarseStrings {
 			return nil, fmt.Errorf("census: kind %q has no coarse type %d", kind.Name, kind.Coarse)
 		}
 		c.coarse[k], skip[k] = kind.Coarse, kind.Skip
@@ -67,7 +68,7 @@ func Take(h Heap, b Breakdown) (any, error) {
 		c.typeKey[k] = key
 	}
 	root := c.tally(b)
-	buf := make([]Node, nodeBatch)
+	buf := make([]heap.Node, nodeBatch)
 	for start, count := 0, h.NodeCount(); start < count; start += len(buf) {
 		buf = buf[:min(len(buf), count-start)]
 		h.Nodes(start, buf)
@@ -90,11 +91,11 @@ const nodeBatch = 256
 
 // censor holds what the tallies share.
 type censor struct {
-	heap      Heap
-	v8        *v8Heap      // heap, if it is one
-	coarse    []CoarseKind // by kind
-	typeKey   []int32      // by kind: index into typeNames
-	typeNames []string     // the distinct kind names
+	heap      heap.Heap
+	v8        *v8Heap           // heap, if it is one
+	coarse    []heap.CoarseKind // by kind
+	typeKey   []int32           // by kind: index into typeNames
+	typeNames []string          // the distinct kind names
 }
 
 // className is heap.ClassName, called directly for V8 snapshots, the large
@@ -108,7 +109,7 @@ func (c *censor) className(i int) (string, bool) {
 
 // A tally accumulates the items a breakdown is given.
 type tally interface {
-	add(i int, n *Node) // node i
+	add(i int, n *heap.Node) // node i
 	report() any
 }
 
@@ -118,8 +119,8 @@ func (c *censor) tally(b Breakdown) tally {
 		return &countTally{want: b}
 	case CoarseType:
 		t := &coarseTally{c: c}
-		t.parts[CoarseObjects], t.parts[CoarseScripts] = c.tally(b.Objects), c.tally(b.Scripts)
-		t.parts[CoarseStrings], t.parts[CoarseOther] = c.tally(b.Strings), c.tally(b.Other)
+		t.parts[heap.CoarseObjects], t.parts[heap.CoarseScripts] = c.tally(b.Objects), c.tally(b.Scripts)
+		t.parts[heap.CoarseStrings], t.parts[heap.CoarseOther] = c.tally(b.Strings), c.tally(b.Other)
 		return t
 	case ObjectClass:
 		return &classTally{c: c, then: b.Then, byClass: map[string]tally{}, other: c.tally(b.Other)}
@@ -142,12 +143,12 @@ type countTally struct {
 	n, nbytes int64
 }
 
-func (t *countTally) add(_ int, n *Node) {
+func (t *countTally) add(_ int, n *heap.Node) {
 	t.n++
 	t.nbytes += n.Size
 }
 
-func (t *countTally) addAll(ns []Node, skip []bool) {
+func (t *countTally) addAll(ns []heap.Node, skip []bool) {
 	count, bytes := t.n, t.nbytes // locals stay in registers
 	for j := range ns {
 		if n := &ns[j]; !skip[n.Kind] {
@@ -174,11 +175,11 @@ type coarseTally struct {
 	parts [4]tally
 }
 
-func (t *coarseTally) add(i int, n *Node) { t.parts[t.c.coarse[n.Kind]].add(i, n) }
+func (t *coarseTally) add(i int, n *heap.Node) { t.parts[t.c.coarse[n.Kind]].add(i, n) }
 
 func (t *coarseTally) report() any {
 	p := &t.parts
-	return Coarse{p[CoarseObjects].report(), p[CoarseScripts].report(), p[CoarseStrings].report(), p[CoarseOther].report()}
+	return Coarse{p[heap.CoarseObjects].report(), p[heap.CoarseScripts].report(), p[heap.CoarseStrings].report(), p[heap.CoarseOther].report()}
 }
 
 type classTally struct {
@@ -188,7 +189,7 @@ type classTally struct {
 	other   tally
 }
 
-func (t *classTally) add(i int, n *Node) {
+func (t *classTally) add(i int, n *heap.Node) {
 	class, ok := t.c.className(i)
 	if !ok {
 		t.other.add(i, n)
@@ -218,7 +219,7 @@ type typeTally struct {
 	byType []tally // by typeKey
 }
 
-func (t *typeTally) add(i int, n *Node) {
+func (t *typeTally) add(i int, n *heap.Node) {
 	k := t.c.typeKey[n.Kind]
 	if t.byType[k] == nil {
 		t.byType[k] = t.c.tally(t.then)
@@ -243,7 +244,7 @@ type stackTally struct {
 	noStack tally
 }
 
-func (t *stackTally) add(i int, n *Node) {
+func (t *stackTally) add(i int, n *heap.Node) {
 	id := n.Trace
 	sub, seen := t.byID[id]
 	if !seen && id != 0 {
@@ -276,7 +277,7 @@ func (t *stackTally) report() any {
 
 type listTally []tally
 
-func (l listTally) add(i int, n *Node) {
+func (l listTally) add(i int, n *heap.Node) {
 	for _, t := range l {
 		t.add(i, n)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/wdext/wdext/memory/heap"
 )
 
 // FuzzParse checks that any input either parses into a breakdown a census
@@ -23,7 +25,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		for _, h := range []Heap{V8(s), JSC(jsc)} {
+		for _, h := range []heap.Heap{V8(s), JSC(jsc)} {
 			r, err := Take(h, b)
 			if err != nil {
 				t.Fatal(err)

@@ -3,13 +3,14 @@ package census
 import (
 	"strings"
 
-	"github.com/wdext/wdext/memory/heapsnapshot"
+	"github.com/wdext/wdext/memory/heap"
 	"github.com/wdext/wdext/memory/jscsnapshot"
+	"github.com/wdext/wdext/wire"
 )
 
 // JSC adapts a JavaScriptCore heap snapshot for Take (see "JavaScriptCore"
 // in the package documentation). JSC returns nil for a nil snapshot.
-func JSC(s *jscsnapshot.Snapshot) Heap {
+func JSC(s *jscsnapshot.Snapshot) heap.Heap {
 	if s == nil {
 		return nil
 	}
@@ -24,7 +25,7 @@ func JSC(s *jscsnapshot.Snapshot) Heap {
 	for i := range s.NodeCount() {
 		if s.Flags(i)&jscsnapshot.ObjectSubtype != 0 {
 			if h.subtype < 0 {
-				h.subtype = h.add(Kind{Name: "Object", Coarse: CoarseObjects})
+				h.subtype = h.add(heap.Kind{Name: "Object", Coarse: heap.CoarseObjects})
 			}
 			continue
 		}
@@ -36,9 +37,9 @@ func JSC(s *jscsnapshot.Snapshot) Heap {
 		if h.kindOf[k] >= 0 {
 			continue
 		}
-		kind := Kind{Name: names[c], Coarse: jscCoarse(names[c]), Skip: names[c] == "<root>"}
+		kind := heap.Kind{Name: names[c], Coarse: jscCoarse(names[c]), Skip: names[c] == "<root>"}
 		if obj {
-			kind = Kind{Name: names[c], Coarse: CoarseObjects}
+			kind = heap.Kind{Name: names[c], Coarse: heap.CoarseObjects}
 		}
 		h.kindOf[k] = h.add(kind)
 	}
@@ -46,32 +47,32 @@ func JSC(s *jscsnapshot.Snapshot) Heap {
 }
 
 // jscCoarse is the coarse type of a class's cells that are not objects.
-func jscCoarse(class string) CoarseKind {
+func jscCoarse(class string) heap.CoarseKind {
 	switch {
 	case class == "string": // JSString, ropes included
-		return CoarseStrings
+		return heap.CoarseStrings
 	case strings.HasSuffix(class, "Executable"), strings.HasSuffix(class, "CodeBlock"):
-		return CoarseScripts
+		return heap.CoarseScripts
 	}
-	return CoarseOther
+	return heap.CoarseOther
 }
 
 type jscHeap struct {
 	s       *jscsnapshot.Snapshot
-	kinds   []Kind
+	kinds   []heap.Kind
 	kindOf  []int32 // by 2×class index, +1 for objects; -1 if absent
 	subtype int32   // the kind of ObjectSubtype nodes; -1 if there are none
 }
 
-func (h *jscHeap) add(k Kind) int32 {
+func (h *jscHeap) add(k heap.Kind) int32 {
 	h.kinds = append(h.kinds, k)
 	return int32(len(h.kinds) - 1)
 }
 
-func (h *jscHeap) NodeCount() int { return h.s.NodeCount() }
-func (h *jscHeap) Kinds() []Kind  { return h.kinds }
+func (h *jscHeap) NodeCount() int     { return h.s.NodeCount() }
+func (h *jscHeap) Kinds() []heap.Kind { return h.kinds }
 
-func (h *jscHeap) Nodes(start int, dst []Node) {
+func (h *jscHeap) Nodes(start int, dst []heap.Node) {
 	s := h.s
 	for j := range dst {
 		i := start + j
@@ -83,11 +84,11 @@ func (h *jscHeap) Nodes(start int, dst []Node) {
 			}
 			k = h.kindOf[c]
 		}
-		dst[j] = Node{Size: s.SelfSize(i), Kind: k}
+		dst[j] = heap.Node{Size: s.SelfSize(i), Kind: k}
 	}
 }
 
 func (h *jscHeap) ClassName(i int) (string, bool) { return h.s.ClassName(i), h.s.IsObject(i) }
 
 // Stack reports no stacks: JSC records no allocation sites.
-func (h *jscHeap) Stack(uint32) ([]heapsnapshot.Frame, bool) { return nil, false }
+func (h *jscHeap) Stack(uint32) ([]wire.Frame, bool) { return nil, false }

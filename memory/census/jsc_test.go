@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wdext/wdext/memory/heap"
 	"github.com/wdext/wdext/memory/jscsnapshot"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -110,12 +111,12 @@ func TestTakeJSCKinds(t *testing.T) {
 }
 
 func TestJSCCoarse(t *testing.T) {
-	for want, classes := range map[CoarseKind][]string{
-		CoarseStrings: {"string"},
-		CoarseScripts: {"FunctionExecutable", "UnlinkedFunctionExecutable", "NativeExecutable", "ProgramExecutable",
+	for want, classes := range map[heap.CoarseKind][]string{
+		heap.CoarseStrings: {"string"},
+		heap.CoarseScripts: {"FunctionExecutable", "UnlinkedFunctionExecutable", "NativeExecutable", "ProgramExecutable",
 			"ModuleProgramExecutable", "EvalExecutable", "ProgramCodeBlock", "FunctionCodeBlock",
 			"UnlinkedFunctionCodeBlock", "UnlinkedProgramCodeBlock"},
-		CoarseOther: {"String", "symbol", "Structure", "SymbolTable", "FunctionRareData", "BigInt", "PropertyTable"},
+		heap.CoarseOther: {"String", "symbol", "Structure", "SymbolTable", "FunctionRareData", "BigInt", "PropertyTable"},
 	} {
 		for _, class := range classes {
 			assert.Check(t, is.Equal(jscCoarse(class), want), class)
@@ -124,9 +125,9 @@ func TestJSCCoarse(t *testing.T) {
 }
 
 // badHeap has a kind with no coarse type.
-type badHeap struct{ Heap }
+type badHeap struct{ heap.Heap }
 
-func (badHeap) Kinds() []Kind { return []Kind{{Name: "x", Coarse: CoarseStrings + 1}} }
+func (badHeap) Kinds() []heap.Kind { return []heap.Kind{{Name: "x", Coarse: heap.CoarseStrings + 1}} }
 
 func TestTakeBadKind(t *testing.T) {
 	_, err := Take(badHeap{}, nil)

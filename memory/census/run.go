@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/wdext/wdext/memory/heap"
 	"github.com/wdext/wdext/memory/heapsnapshot"
 	"github.com/wdext/wdext/memory/jscsnapshot"
 )
@@ -46,7 +47,7 @@ func RunFile(path, breakdownJSON string, w io.Writer) error {
 // JSC "version". Anything else is left to the V8 reader, which skips
 // unknown members, to accept or reject. Either way the input streams
 // through as the reader parses it.
-func ReadHeap(r io.Reader) (Heap, error) {
+func ReadHeap(r io.Reader) (heap.Heap, error) {
 	br := bufio.NewReaderSize(r, 4096)
 	if firstKey(br) == "version" {
 		s, err := jscsnapshot.Read(br)

@@ -3,6 +3,7 @@ package census
 import (
 	"testing"
 
+	"github.com/wdext/wdext/memory/heap"
 	"github.com/wdext/wdext/memory/heapsnapshot"
 	"gotest.tools/v3/assert"
 )
@@ -17,12 +18,12 @@ func TestV8(t *testing.T) {
 	for _, s := range snaps {
 		h := V8(s)
 		assert.Equal(t, h.NodeCount(), s.NodeCount())
-		nodes := make([]Node, s.NodeCount())
+		nodes := make([]heap.Node, s.NodeCount())
 		h.Nodes(0, nodes)
 		for i, n := range nodes {
 			class, ok := h.ClassName(i)
 			wantClass, wantOK := s.ClassName(i)
-			if n != (Node{Size: s.SelfSize(i), Kind: int32(s.TypeIndex(i)), Trace: s.TraceNodeID(i)}) ||
+			if n != (heap.Node{Size: s.SelfSize(i), Kind: int32(s.TypeIndex(i)), Trace: s.TraceNodeID(i)}) ||
 				h.Kinds()[n.Kind].Name != s.Type(i) || class != wantClass || ok != wantOK {
 				t.Fatalf("node %d: %+v %q %v", i, n, class, ok)
 			}

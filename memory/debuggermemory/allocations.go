@@ -9,7 +9,7 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/internal/turn"
 	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // Debugger.Memory's defaults.
@@ -29,7 +29,7 @@ type allocLog struct {
 	probability float64
 	maxLen      int
 	sampling    engine.AllocationSampling // nil when not tracking
-	log         []AllocationEntry
+	log         []wire.AllocationEntry
 	seen        int // entries since the last drain, kept or not
 }
 
@@ -44,8 +44,8 @@ func (a *allocLog) interval() float64 {
 	return a.sampling.Interval()
 }
 
-func (a *allocLog) settings() AllocationSettings {
-	return AllocationSettings{
+func (a *allocLog) settings() wire.AllocationSettings {
+	return wire.AllocationSettings{
 		TrackingAllocationSites:       a.tracking,
 		AllocationSamplingProbability: a.probability,
 		MaxAllocationsLogLength:       a.maxLen,
@@ -55,15 +55,15 @@ func (a *allocLog) settings() AllocationSettings {
 }
 
 func allocationsCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
-	var args AllocationArgs
+	var args wire.AllocationArgs
 	if err := decodeStrict(body, &args, "trackingAllocationSites", "allocationSamplingProbability", "maxAllocationsLogLength"); err != nil {
 		return nil, err
 	}
 	if p := args.AllocationSamplingProbability; p != nil && !(*p >= 0 && *p <= 1) {
-		return nil, webdriver.Errorf(webdriver.InvalidArgument, "allocationSamplingProbability must be a number between 0 and 1, not %v", *p)
+		return nil, wire.Errorf(wire.InvalidArgument, "allocationSamplingProbability must be a number between 0 and 1, not %v", *p)
 	}
 	if n := args.MaxAllocationsLogLength; n != nil && (*n != math.Trunc(*n) || *n < 1 || *n > MaxAllocationsLogLength) {
-		return nil, webdriver.Errorf(webdriver.InvalidArgument, "maxAllocationsLogLength must be an integer from 1 to %d, not %v", MaxAllocationsLogLength, *n)
+		return nil, wire.Errorf(wire.InvalidArgument, "maxAllocationsLogLength must be an integer from 1 to %d, not %v", MaxAllocationsLogLength, *n)
 	}
 	st, err := stateOf(sess)
 	if err != nil {
@@ -128,16 +128,16 @@ func drainCommand(ctx context.Context, sess *session.Session, body []byte) (any,
 	}
 	defer a.turn.Give()
 	if !a.tracking {
-		return nil, webdriver.Errorf(webdriver.UnsupportedOperation,
+		return nil, wire.Errorf(wire.UnsupportedOperation,
 			"drainAllocationsLog: trackingAllocationSites is false; set it with POST /session/{id}/wdext/memory/allocations")
 	}
 	if err := a.collect(ctx, a.interval()); err != nil {
 		a.reset()
 		return nil, fmt.Errorf("draining the allocation sampler (allocation tracking is now off): %w", err)
 	}
-	out := AllocationsLog{Log: a.log, Overflowed: a.seen > a.maxLen}
+	out := wire.AllocationsLog{Log: a.log, Overflowed: a.seen > a.maxLen}
 	if out.Log == nil {
-		out.Log = []AllocationEntry{}
+		out.Log = []wire.AllocationEntry{}
 	}
 	a.log, a.seen = nil, 0
 	return out, nil

@@ -8,7 +8,6 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/memory/census"
 	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -18,10 +17,10 @@ func parseBreakdown(raw json.RawMessage) (census.Breakdown, error) {
 	b, err := census.Parse(raw)
 	var ce *census.Error
 	if errors.As(err, &ce) {
-		return nil, webdriver.Errorf(webdriver.InvalidArgument, "invalid breakdown at %s: %s", ce.Path, ce.Reason)
+		return nil, wire.Errorf(wire.InvalidArgument, "invalid breakdown at %s: %s", ce.Path, ce.Reason)
 	}
 	if err != nil {
-		return nil, webdriver.Errorf(webdriver.InvalidArgument, "invalid breakdown: %v", err)
+		return nil, wire.Errorf(wire.InvalidArgument, "invalid breakdown: %v", err)
 	}
 	return b, nil
 }
@@ -30,7 +29,7 @@ func parseBreakdown(raw json.RawMessage) (census.Breakdown, error) {
 // page's, or (targets "all") one census per isolate of the page, its
 // out-of-process frames and its workers.
 func censusCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
-	var args CensusArgs
+	var args wire.CensusArgs
 	if err := decodeStrict(body, &args, "breakdown", "targets"); err != nil {
 		return nil, err
 	}
@@ -41,7 +40,7 @@ func censusCommand(ctx context.Context, sess *session.Session, body []byte) (any
 	switch args.Targets {
 	case "", "page", "all":
 	default:
-		return nil, webdriver.Errorf(webdriver.InvalidArgument, `"targets" must be "page" or "all", not %q`, args.Targets)
+		return nil, wire.Errorf(wire.InvalidArgument, `"targets" must be "page" or "all", not %q`, args.Targets)
 	}
 	src, err := engine.Need(sess, engine.Census)
 	if err != nil {
@@ -55,9 +54,9 @@ func censusCommand(ctx context.Context, sess *session.Session, body []byte) (any
 	if !all {
 		return take(ctx, heaps[0], b)
 	}
-	out := AllCensus{Targets: []TargetCensus{}}
+	out := wire.AllCensus{Targets: []wire.TargetCensus{}}
 	for i, h := range heaps {
-		tc := TargetCensus{Type: h.Type, URL: h.URL, TargetID: h.ID}
+		tc := wire.TargetCensus{Type: h.Type, URL: h.URL, TargetID: h.ID}
 		c, err := take(ctx, h, b)
 		switch {
 		case err != nil && (i == 0 || ctx.Err() != nil || wire.AsError(err).Code == wire.InvalidSessionID):

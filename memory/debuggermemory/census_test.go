@@ -8,7 +8,6 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/engine"
-	"github.com/wdext/wdext/memory/census"
 	"github.com/wdext/wdext/memory/heap"
 	"github.com/wdext/wdext/wire"
 )
@@ -31,8 +30,8 @@ func (endingHeaps) Name() string { return "ending" }
 func (endingHeaps) Close() error { return nil }
 func (endingHeaps) Heaps(context.Context, bool) ([]engine.Heap, error) {
 	return []engine.Heap{
-		{Type: "page", Snapshot: func(context.Context) (census.Heap, error) { return emptyHeap{}, nil }},
-		{Type: "worker", Snapshot: func(context.Context) (census.Heap, error) {
+		{Type: "page", Snapshot: func(context.Context) (heap.Heap, error) { return emptyHeap{}, nil }},
+		{Type: "worker", Snapshot: func(context.Context) (heap.Heap, error) {
 			return nil, wire.Errorf(wire.InvalidSessionID, "the session ended while the command ran")
 		}},
 	}, nil

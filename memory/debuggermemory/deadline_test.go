@@ -10,8 +10,8 @@ import (
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/internal/e2e"
-	"github.com/wdext/wdext/memory/census"
 	"github.com/wdext/wdext/memory/debuggermemory"
+	"github.com/wdext/wdext/memory/heap"
 )
 
 // A census whose heap snapshot never comes (a page busy in a loop, a
@@ -39,7 +39,7 @@ type hungHeaps struct{}
 func (hungHeaps) Name() string { return "hung" }
 func (hungHeaps) Close() error { return nil }
 func (hungHeaps) Heaps(context.Context, bool) ([]engine.Heap, error) {
-	return []engine.Heap{{Type: "page", Snapshot: func(ctx context.Context) (census.Heap, error) {
+	return []engine.Heap{{Type: "page", Snapshot: func(ctx context.Context) (heap.Heap, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}}}, nil

@@ -20,8 +20,8 @@ import (
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory/debuggermemory"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/webdriver/wdclient"
+	"github.com/wdext/wdext/wire"
 )
 
 type counts struct {
@@ -60,9 +60,9 @@ func (e *env) run(t *testing.T, script string) any {
 	return v
 }
 
-func wdError(t *testing.T, err error) *webdriver.Error {
+func wdError(t *testing.T, err error) *wire.Error {
 	t.Helper()
-	we, ok := err.(*webdriver.Error)
+	we, ok := err.(*wire.Error)
 	assert.Assert(t, ok, "want a WebDriver error, got %T %v", err, err)
 	return we
 }
@@ -126,15 +126,15 @@ func TestCensusErrors(t *testing.T) {
 	} {
 		err := e.c.Do(ctx, http.MethodPost, "/session/"+id+"/wdext/memory/census", tc.body, nil)
 		we := wdError(t, err)
-		assert.Equal(t, we.Code, webdriver.InvalidArgument, "%v", tc.body)
+		assert.Equal(t, we.Code, wire.InvalidArgument, "%v", tc.body)
 		assert.Assert(t, strings.Contains(we.Message, tc.want), "%v: %s", tc.body, we.Message)
 	}
 	for _, p := range []string{"census", "allocations", "allocations/drain", "gc-log", "live-objects/start", "live-objects/stop"} {
 		err := e.c.Do(ctx, http.MethodPost, "/session/no-such-session/wdext/memory/"+p, struct{}{}, nil)
-		assert.Equal(t, wdError(t, err).Code, webdriver.InvalidSessionID, p)
+		assert.Equal(t, wdError(t, err).Code, wire.InvalidSessionID, p)
 	}
 	err := e.c.Do(ctx, http.MethodGet, "/session/no-such-session/wdext/memory/gc-log", nil, nil)
-	assert.Equal(t, wdError(t, err).Code, webdriver.InvalidSessionID)
+	assert.Equal(t, wdError(t, err).Code, wire.InvalidSessionID)
 }
 
 // With "targets": "all", the page's out-of-process iframe and its
@@ -171,17 +171,17 @@ func TestAllocationLog(t *testing.T) {
 	e.open(t, "foo.html")
 
 	_, err := wdclient.DrainAllocations(e.wd)
-	assert.Equal(t, wdError(t, err).Code, webdriver.UnsupportedOperation, "draining while not tracking")
+	assert.Equal(t, wdError(t, err).Code, wire.UnsupportedOperation, "draining while not tracking")
 	bad := 1.5
-	_, err = wdclient.SetAllocations(e.wd, debuggermemory.AllocationArgs{AllocationSamplingProbability: &bad})
-	assert.Equal(t, wdError(t, err).Code, webdriver.InvalidArgument)
+	_, err = wdclient.SetAllocations(e.wd, wire.AllocationArgs{AllocationSamplingProbability: &bad})
+	assert.Equal(t, wdError(t, err).Code, wire.InvalidArgument)
 	err = e.c.Do(context.Background(), http.MethodPost, "/session/"+e.wd.SessionID()+"/wdext/memory/allocations", map[string]any{"tracking": true}, nil)
-	assert.Equal(t, wdError(t, err).Code, webdriver.InvalidArgument, "a misspelt option")
+	assert.Equal(t, wdError(t, err).Code, wire.InvalidArgument, "a misspelt option")
 
 	on := true
-	set, err := wdclient.SetAllocations(e.wd, debuggermemory.AllocationArgs{TrackingAllocationSites: &on})
+	set, err := wdclient.SetAllocations(e.wd, wire.AllocationArgs{TrackingAllocationSites: &on})
 	assert.NilError(t, err)
-	assert.DeepEqual(t, set, debuggermemory.AllocationSettings{
+	assert.DeepEqual(t, set, wire.AllocationSettings{
 		TrackingAllocationSites: true, AllocationSamplingProbability: 1, MaxAllocationsLogLength: 5000, SamplingInterval: 1,
 	})
 	e.run(t, `makeThings(1000)`)
@@ -231,7 +231,7 @@ func TestAllocationLog(t *testing.T) {
 	// A short log keeps maxAllocationsLogLength entries (the newest: see
 	// TestLogKeepsNewest) and says it overflowed.
 	ten := 10.0
-	_, err = wdclient.SetAllocations(e.wd, debuggermemory.AllocationArgs{MaxAllocationsLogLength: &ten})
+	_, err = wdclient.SetAllocations(e.wd, wire.AllocationArgs{MaxAllocationsLogLength: &ten})
 	assert.NilError(t, err)
 	e.run(t, `makeThings(500)`)
 	log, err = wdclient.DrainAllocations(e.wd)
@@ -241,7 +241,7 @@ func TestAllocationLog(t *testing.T) {
 
 	// Sampling: a lower probability logs fewer of the same allocations.
 	p, fiveK := 0.05, 5000.0
-	set, err = wdclient.SetAllocations(e.wd, debuggermemory.AllocationArgs{AllocationSamplingProbability: &p, MaxAllocationsLogLength: &fiveK})
+	set, err = wdclient.SetAllocations(e.wd, wire.AllocationArgs{AllocationSamplingProbability: &p, MaxAllocationsLogLength: &fiveK})
 	assert.NilError(t, err)
 	assert.Equal(t, set.SamplingInterval, 624.0)
 	e.run(t, `makeThings(20000)`)
@@ -250,11 +250,11 @@ func TestAllocationLog(t *testing.T) {
 	assert.Assert(t, len(log.Log) > 0 && len(log.Log) < 10000, "%d entries", len(log.Log))
 
 	off := false
-	set, err = wdclient.SetAllocations(e.wd, debuggermemory.AllocationArgs{TrackingAllocationSites: &off})
+	set, err = wdclient.SetAllocations(e.wd, wire.AllocationArgs{TrackingAllocationSites: &off})
 	assert.NilError(t, err)
 	assert.Assert(t, !set.TrackingAllocationSites)
 	_, err = wdclient.DrainAllocations(e.wd)
-	assert.Equal(t, wdError(t, err).Code, webdriver.UnsupportedOperation)
+	assert.Equal(t, wdError(t, err).Code, wire.UnsupportedOperation)
 }
 
 // collectGarbage forces a full GC in the current page (as DevTools'
@@ -291,13 +291,13 @@ func TestGCLog(t *testing.T) {
 
 	err = wdclient.ForceSample(e.wd)
 	we := wdError(t, err)
-	assert.Equal(t, we.Code, webdriver.UnsupportedOperation)
+	assert.Equal(t, we.Code, wire.UnsupportedOperation)
 	assert.Assert(t, strings.Contains(we.Message, "tracing"), we.Message)
 
 	gc, err := wdclient.GCLogEntries(e.wd)
 	assert.NilError(t, err)
 	assert.Assert(t, gc.Collecting, "still collecting after a read: %+v", gc)
-	var forced, minor *debuggermemory.GCEntry
+	var forced, minor *wire.GCEntry
 	for i, entry := range gc.Entries {
 		assert.Assert(t, len(entry.Collections) > 0)
 		last := entry.Collections[len(entry.Collections)-1]
@@ -351,7 +351,7 @@ func TestGCLog(t *testing.T) {
 func TestLiveObjects(t *testing.T) {
 	e := start(t)
 	_, err := wdclient.StopLiveObjects(e.wd)
-	assert.Equal(t, wdError(t, err).Code, webdriver.UnsupportedOperation, "stop before start")
+	assert.Equal(t, wdError(t, err).Code, wire.UnsupportedOperation, "stop before start")
 
 	// V8's allocation tracker now and then loses the site of objects that
 	// a GC moves (measured: about one run in six of this scenario, most
@@ -362,12 +362,12 @@ func TestLiveObjects(t *testing.T) {
 		e.open(t, "foo.html")
 		e.run(t, `makeEarly(1000)`)
 		assert.NilError(t, wdclient.StartLiveObjects(e.wd))
-		assert.Equal(t, wdError(t, wdclient.StartLiveObjects(e.wd)).Code, webdriver.UnsupportedOperation, "start twice")
+		assert.Equal(t, wdError(t, wdclient.StartLiveObjects(e.wd)).Code, wire.UnsupportedOperation, "start twice")
 		e.run(t, `makeFoos(500); makeThings(1000); churn(4)`)
 		live, err := wdclient.StopLiveObjects(e.wd)
 		assert.NilError(t, err)
 		_, err = wdclient.StopLiveObjects(e.wd)
-		assert.Equal(t, wdError(t, err).Code, webdriver.UnsupportedOperation, "stop twice")
+		assert.Equal(t, wdError(t, err).Code, wire.UnsupportedOperation, "stop twice")
 		for _, g := range live.LiveObjects {
 			assert.Assert(t, g.Class != "Early", "an object from before the start: %+v", g)
 		}
@@ -382,8 +382,8 @@ func TestLiveObjects(t *testing.T) {
 }
 
 // checkLive says what is wrong with the live objects of the scenario, or "".
-func checkLive(live debuggermemory.LiveObjects) string {
-	group := func(class, fn string) *debuggermemory.LiveObjectGroup {
+func checkLive(live wire.LiveObjects) string {
+	group := func(class, fn string) *wire.LiveObjectGroup {
 		for i, g := range live.LiveObjects {
 			if g.Class == class && len(g.CreatedFrom) > 0 && g.CreatedFrom[0].FunctionDisplayName == fn {
 				return &live.LiveObjects[i]

@@ -6,14 +6,14 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // The log keeps the newest maxAllocationsLogLength entries.
 func TestLogKeepsNewest(t *testing.T) {
 	a := allocLog{maxLen: 3}
 	for i := range 5 {
-		a.log = append(a.log, AllocationEntry{SampledBytes: int64(i)})
+		a.log = append(a.log, wire.AllocationEntry{SampledBytes: int64(i)})
 		a.seen++
 	}
 	a.trim()
@@ -24,7 +24,7 @@ func TestLogKeepsNewest(t *testing.T) {
 }
 
 func TestDecodeStrict(t *testing.T) {
-	var args AllocationArgs
+	var args wire.AllocationArgs
 	known := []string{"trackingAllocationSites", "allocationSamplingProbability", "maxAllocationsLogLength"}
 	assert.NilError(t, decodeStrict(nil, &args, known...))
 	assert.NilError(t, decodeStrict([]byte(`{"trackingAllocationSites":true}`), &args, known...))
@@ -35,8 +35,8 @@ func TestDecodeStrict(t *testing.T) {
 		`[1]`:                               "JSON object",
 	} {
 		err := decodeStrict([]byte(body), &args, known...)
-		we := webdriver.AsError(err)
-		assert.Equal(t, we.Code, webdriver.InvalidArgument)
+		we := wire.AsError(err)
+		assert.Equal(t, we.Code, wire.InvalidArgument)
 		assert.Assert(t, strings.Contains(we.Message, want), "%s: %s", body, we.Message)
 	}
 }

@@ -5,17 +5,17 @@ import (
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // gcLogCommand is POST gc-log {"collect"}: the engine's GC log on or off.
 func gcLogCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
-	var args GCLogArgs
+	var args wire.GCLogArgs
 	if err := decodeStrict(body, &args, "collect"); err != nil {
 		return nil, err
 	}
 	if args.Collect == nil {
-		return nil, webdriver.Errorf(webdriver.InvalidArgument, `"collect" (a boolean) is required`)
+		return nil, wire.Errorf(wire.InvalidArgument, `"collect" (a boolean) is required`)
 	}
 	g, err := engine.Need(sess, engine.GCLog)
 	if err != nil {
@@ -25,7 +25,7 @@ func gcLogCommand(ctx context.Context, sess *session.Session, body []byte) (any,
 	if err != nil {
 		return nil, err
 	}
-	return GCLogState{Collecting: on}, nil
+	return wire.GCLogState{Collecting: on}, nil
 }
 
 // gcEntriesCommand is GET gc-log: the collections logged since the last

@@ -6,7 +6,7 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/internal/turn"
 	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // liveObjects is a session's live object tracking between start and stop.
@@ -23,7 +23,7 @@ func liveStartCommand(ctx context.Context, sess *session.Session, body []byte) (
 	l := &st.live
 	return turn.With(ctx, l.turn, func() (any, error) {
 		if l.tracking != nil {
-			return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "live object tracking has already started; stop it first")
+			return nil, wire.Errorf(wire.UnsupportedOperation, "live object tracking has already started; stop it first")
 		}
 		t, err := engine.Need(sess, engine.LiveObjects)
 		if err != nil {
@@ -43,7 +43,7 @@ func liveStopCommand(ctx context.Context, sess *session.Session, body []byte) (a
 	return turn.With(ctx, l.turn, func() (any, error) {
 		t := l.tracking
 		if t == nil {
-			return nil, webdriver.Errorf(webdriver.UnsupportedOperation, "live object tracking has not started")
+			return nil, wire.Errorf(wire.UnsupportedOperation, "live object tracking has not started")
 		}
 		l.tracking = nil
 		return t.Stop(ctx)

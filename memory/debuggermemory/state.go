@@ -6,7 +6,7 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/internal/turn"
 	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
+	"github.com/wdext/wdext/wire"
 )
 
 // state is one WebDriver session's Debugger.Memory state, kept as a
@@ -27,7 +27,7 @@ func stateOf(sess *session.Session) (*state, error) {
 		return &state{alloc: newAllocLog(), live: liveObjects{turn: turn.New()}}, nil
 	})
 	if err != nil {
-		return nil, webdriver.Errorf(webdriver.InvalidSessionID, "%v", err)
+		return nil, wire.Errorf(wire.InvalidSessionID, "%v", err)
 	}
 	return r.(*state), nil
 }

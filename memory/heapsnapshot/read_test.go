@@ -16,6 +16,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/wdext/wdext/memory/heapsnapshot/heapsnapshottest"
+	"github.com/wdext/wdext/wire"
 )
 
 // node is everything the accessors say about one node, for comparisons.
@@ -123,10 +124,10 @@ func TestReadReordered(t *testing.T) {
 func TestReadTraced(t *testing.T) {
 	s, _ := readFile(t, "traced.heapsnapshot")
 	app := "http://x/app.js"
-	f := Frame{FunctionDisplayName: "f", Source: app, SourceID: 42, Line: 10, Column: 5}
-	g := Frame{FunctionDisplayName: "g", Source: app, SourceID: 42, Line: 20, Column: 3}
-	h := Frame{FunctionDisplayName: "h", Source: "http://x/lib.js", SourceID: 43, Line: 1, Column: 1}
-	for id, want := range map[uint32][]Frame{1: {}, 2: {f}, 3: {g, f}, 4: {h}} {
+	f := wire.Frame{FunctionDisplayName: "f", Source: app, SourceID: 42, Line: 10, Column: 5}
+	g := wire.Frame{FunctionDisplayName: "g", Source: app, SourceID: 42, Line: 20, Column: 3}
+	h := wire.Frame{FunctionDisplayName: "h", Source: "http://x/lib.js", SourceID: 43, Line: 1, Column: 1}
+	for id, want := range map[uint32][]wire.Frame{1: {}, 2: {f}, 3: {g, f}, 4: {h}} {
 		got, ok := s.Stack(id)
 		assert.Check(t, ok)
 		assert.Check(t, is.DeepEqual(got, want), "trace node %d", id)

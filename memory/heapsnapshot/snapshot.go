@@ -164,15 +164,15 @@ func (s *Snapshot) edge(e int) Edge {
 // first, and whether id names a trace node. The top-level trace node is
 // V8's synthetic "(root)"; it stands for an empty stack and yields an empty,
 // non-nil slice.
-func (s *Snapshot) Stack(id uint32) ([]Frame, bool) {
+func (s *Snapshot) Stack(id uint32) ([]wire.Frame, bool) {
 	t, ok := s.traceIndex[id]
 	if !ok {
 		return nil, false
 	}
-	frames := []Frame{}
+	frames := []wire.Frame{}
 	for ; s.traceParent[t] >= 0; t = s.traceParent[t] {
 		f := s.traceFunc[t]
-		frames = append(frames, Frame{
+		frames = append(frames, wire.Frame{
 			FunctionDisplayName: s.strings[s.funcName[f]],
 			Source:              s.strings[s.funcScript[f]],
 			SourceID:            int(s.funcScriptID[f]),
@@ -182,7 +182,3 @@ func (s *Snapshot) Stack(id uint32) ([]Frame, bool) {
 	}
 	return frames, true
 }
-
-// Frame is one frame of an allocation stack (a wire type: clients decode
-// it in allocation logs and live objects).
-type Frame = wire.Frame

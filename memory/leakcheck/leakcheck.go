@@ -12,16 +12,10 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
-// The commands' URI templates (see package wire).
-const (
-	StartPath = wire.LeaksStartPath
-	StopPath  = wire.LeaksStopPath
-)
-
 // Register adds the leak check's commands to srv.
 func Register(srv *webdriver.Server) {
-	srv.Handle("POST", StartPath, startCommand)
-	srv.Handle("POST", StopPath, stopCommand)
+	srv.Handle("POST", wire.LeaksStartPath, startCommand)
+	srv.Handle("POST", wire.LeaksStopPath, stopCommand)
 }
 
 // state is a session's leak check, kept as a session resource so that
@@ -43,7 +37,7 @@ func stateOf(sess *session.Session) (*state, error) {
 		return &state{turn: turn.New()}, nil
 	})
 	if err != nil {
-		return nil, webdriver.Errorf(webdriver.InvalidSessionID, "%v", err)
+		return nil, wire.Errorf(wire.InvalidSessionID, "%v", err)
 	}
 	return r.(*state), nil
 }
@@ -56,7 +50,7 @@ func startCommand(ctx context.Context, sess *session.Session, body []byte) (any,
 	switch args.Targets {
 	case "", "page", "all":
 	default:
-		return nil, webdriver.Errorf(webdriver.InvalidArgument, `"targets" must be "page" or "all", not %q`, args.Targets)
+		return nil, wire.Errorf(wire.InvalidArgument, `"targets" must be "page" or "all", not %q`, args.Targets)
 	}
 	st, err := stateOf(sess)
 	if err != nil {
@@ -119,7 +113,7 @@ func stopCommand(ctx context.Context, sess *session.Session, body []byte) (any, 
 	return turn.With(ctx, st.turn, func() (any, error) {
 		stop := st.tracking
 		if stop == nil {
-			return nil, webdriver.Errorf(webdriver.InvalidArgument,
+			return nil, wire.Errorf(wire.InvalidArgument,
 				"leaks/stop before leaks/start: POST …/wdext/memory/leaks/start first, then run the scenario, then …/leaks/stop")
 		}
 		st.tracking = nil
@@ -130,11 +124,11 @@ func stopCommand(ctx context.Context, sess *session.Session, body []byte) (any, 
 // iterations checks the "iterations" parameter: a whole number ≥ 1.
 func iterations(v *float64) (int, error) {
 	if v == nil {
-		return 0, webdriver.Errorf(webdriver.InvalidArgument, `"iterations" is missing: say how many times the scenario ran between leaks/start and leaks/stop`)
+		return 0, wire.Errorf(wire.InvalidArgument, `"iterations" is missing: say how many times the scenario ran between leaks/start and leaks/stop`)
 	}
 	f := *v
 	if f != math.Trunc(f) || f < 1 || f > math.MaxInt32 {
-		return 0, webdriver.Errorf(webdriver.InvalidArgument, `"iterations" must be a whole number of at least 1, not %v`, f)
+		return 0, wire.Errorf(wire.InvalidArgument, `"iterations" must be a whole number of at least 1, not %v`, f)
 	}
 	return int(f), nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory/leakcheck"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/webdriver/wdclient"
 	"github.com/wdext/wdext/wire"
 )
@@ -67,9 +66,9 @@ func (e *env) check(t *testing.T, page string) wire.LeakReport {
 	return r
 }
 
-func wdError(t *testing.T, err error) *webdriver.Error {
+func wdError(t *testing.T, err error) *wire.Error {
 	t.Helper()
-	we, ok := err.(*webdriver.Error)
+	we, ok := err.(*wire.Error)
 	assert.Assert(t, ok, "want a WebDriver error, got %T %v", err, err)
 	return we
 }
@@ -110,14 +109,14 @@ func TestLeakCheck(t *testing.T) {
 	// Errors.
 	_, err := wdclient.LeakStop(e.wd, iterations)
 	we := wdError(t, err)
-	assert.Equal(t, we.Code, webdriver.InvalidArgument)
+	assert.Equal(t, we.Code, wire.InvalidArgument)
 	assert.ErrorContains(t, we, "leaks/stop before leaks/start")
 	for _, body := range []string{`{"iterations": 0}`, `{"iterations": 2.5}`, `{"iterations": "5"}`, `{}`, `{"iterations": 5, "n": 1}`} {
 		err := e.c.Do(t.Context(), "POST", "/session/"+e.wd.SessionID()+"/wdext/memory/leaks/stop", []byte(body), nil)
-		assert.Equal(t, wdError(t, err).Code, webdriver.InvalidArgument, body)
+		assert.Equal(t, wdError(t, err).Code, wire.InvalidArgument, body)
 	}
 	err = e.c.Do(t.Context(), "POST", "/session/"+e.wd.SessionID()+"/wdext/memory/leaks/start", []byte(`{"targets": "some"}`), nil)
-	assert.Equal(t, wdError(t, err).Code, webdriver.InvalidArgument)
+	assert.Equal(t, wdError(t, err).Code, wire.InvalidArgument)
 
 	// The verdict on the leaky page.
 	r := e.check(t, "leaky.html")
@@ -132,7 +131,7 @@ func TestLeakCheck(t *testing.T) {
 	}
 	// A stop consumes the start.
 	_, err = wdclient.LeakStop(e.wd, iterations)
-	assert.Equal(t, wdError(t, err).Code, webdriver.InvalidArgument)
+	assert.Equal(t, wdError(t, err).Code, wire.InvalidArgument)
 
 	// The clean twin: nothing.
 	r = e.check(t, "clean.html")
@@ -198,6 +197,6 @@ func TestLeakCheckWebKitGTK(t *testing.T) {
 	assert.ErrorContains(t, wdError(t, err), "navigated or reloaded since leaks/start")
 	// Workers are not checked: "all" says so.
 	we := wdError(t, wdclient.LeakStartAll(e.wd))
-	assert.Equal(t, we.Code, webdriver.UnsupportedOperation)
+	assert.Equal(t, we.Code, wire.UnsupportedOperation)
 	assert.ErrorContains(t, we, `"targets": "page" checks the page's VM`)
 }

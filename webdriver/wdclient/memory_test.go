@@ -27,14 +27,14 @@ func TestMemoryCommands(t *testing.T) {
 		got = append(got, request{r.Method, r.URL.Path, string(body)})
 		switch r.URL.Path {
 		case "/session/s1/wdext/memory/measure":
-			webdriver.WriteValue(w, wire.MemoryMeasurement{Bytes: 5, Breakdown: []memory.MemoryBreakdownEntry{
-				{Bytes: 5, Attribution: []memory.MemoryAttribution{{URL: "https://a.test/", Scope: memory.ScopeWindow}}, Types: []string{"JavaScript"}},
+			webdriver.WriteValue(w, wire.MemoryMeasurement{Bytes: 5, Breakdown: []wire.MemoryBreakdownEntry{
+				{Bytes: 5, Attribution: []wire.MemoryAttribution{{URL: "https://a.test/", Scope: wire.ScopeWindow}}, Types: []string{"JavaScript"}},
 				{},
 			}})
 		case "/session/s1/wdext/memory/gc":
-			webdriver.WriteValue(w, wire.GCResult{Targets: []memory.GCTarget{{Type: "page", URL: "https://a.test/", UsedBefore: 9, UsedAfter: 4}}})
+			webdriver.WriteValue(w, wire.GCResult{Targets: []wire.GCTarget{{Type: "page", URL: "https://a.test/", UsedBefore: 9, UsedAfter: 4}}})
 		default:
-			webdriver.WriteError(w, webdriver.Errorf(webdriver.InvalidSessionID, "no"))
+			webdriver.WriteError(w, wire.Errorf(wire.InvalidSessionID, "no"))
 		}
 	}))
 	defer srv.Close()
@@ -51,11 +51,11 @@ func TestMemoryCommands(t *testing.T) {
 	assert.NilError(t, err)
 	r, err := c.CollectGarbage(ctx, "s1")
 	assert.NilError(t, err)
-	assert.DeepEqual(t, r.Targets, []memory.GCTarget{{Type: "page", URL: "https://a.test/", UsedBefore: 9, UsedAfter: 4}})
+	assert.DeepEqual(t, r.Targets, []wire.GCTarget{{Type: "page", URL: "https://a.test/", UsedBefore: 9, UsedAfter: 4}})
 	_, err = c.MeasureMemory(ctx, "s2", MeasureOptions{})
 	var we *wire.Error
 	assert.Assert(t, errors.As(err, &we))
-	assert.Equal(t, we.Code, webdriver.InvalidSessionID)
+	assert.Equal(t, we.Code, wire.InvalidSessionID)
 
 	params := func(i int) map[string]any {
 		var p map[string]any

@@ -125,8 +125,6 @@ func (b *Browser) Targets(ctx context.Context, types ...string) ([]*target.Info,
 	return out, nil
 }
 
-var flatten = true
-
 // Attach returns a flat session to the target, attaching on first use.
 func (b *Browser) Attach(ctx context.Context, id target.ID) (*Session, error) {
 	b.mu.Lock()
@@ -149,7 +147,7 @@ func (b *Browser) Attach(ctx context.Context, id target.ID) (*Session, error) {
 // caller keeps: for commands whose events must not mix with another
 // session's (heap snapshot chunks arrive on the session that asked).
 func (b *Browser) AttachSession(ctx context.Context, id target.ID) (*Session, error) {
-	res, err := cdproto.Call(ctx, b.Conn, target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flatten})
+	res, err := cdproto.Call(ctx, b.Conn, target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: new(true)})
 	if err != nil {
 		return nil, err
 	}
