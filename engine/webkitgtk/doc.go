@@ -28,10 +28,9 @@
 //     NewSessionTimeout (it hangs forever on a browser that does not
 //     answer), are "session not created" with the reason.
 //   - A session is handed to the client (and New Window's window, which
-//     Register takes over) only once its page is prepared: the polyfill
-//     runs before any script of any document after that, and a navigation
-//     that swaps processes waits, paused, until the new backend is
-//     prepared too.
+//     Register takes over) only once its page is prepared (the bootstrap
+//     script set, the agent armed), and a navigation that swaps processes
+//     waits, paused, until the new backend is prepared too.
 //   - The engine never switches the client's window or frame; the Walker
 //     does, and restores them.
 //   - What the engine cannot give is "unsupported operation" saying why
@@ -39,8 +38,9 @@
 //     GC log (WebKit's inspector lacks them), the leak check of all
 //     targets (not done yet: the page's VM is checked). createdFrom is
 //     always null: JavaScriptCore keeps no allocation stacks.
-//   - Every command to the driver is preceded by a nudge of the browser's
-//     inspector (the browser holds replies for a delayed acknowledgement).
+//   - Every command the engine sends the driver is preceded by a nudge of
+//     the browser's inspector (the browser holds replies for a delayed
+//     acknowledgement).
 //   - WebKitWebDriver's own deviations from WebDriver pass through
 //     unchanged.
 //
