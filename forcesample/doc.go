@@ -21,5 +21,5 @@
 // each browser: packages engine/chromium (Chromium serves one forced
 // sample per isolate, to its most recently started profiler) and
 // engine/webkitgtk (every profiler of the Profiler polyfill, one sample
-// each).
+// each), and docs/forcesample.md, docs/chromium.md, docs/webkitgtk.md.
 package forcesample

@@ -1,9 +1,11 @@
-// Package memory owns wdext's model of the Measure Memory API
-// (performance.measureUserAgentSpecificMemory): the MemoryMeasurement result
-// dictionaries and their JSON shape, a validator for the invariants the spec
-// promises about a result, and the spec's algorithms that turn an
-// implementation-defined intermediate memory measurement (bytes attributed to
-// JavaScript realms) into a result, including cross-origin aggregation.
+// Package memory owns wdext's implementation of the Measure Memory API
+// (performance.measureUserAgentSpecificMemory): the spec's algorithms that
+// turn an implementation-defined intermediate memory measurement (bytes
+// attributed to JavaScript realms) into a result, including cross-origin
+// aggregation, and a validator for the invariants the spec promises about
+// a result. The result dictionaries themselves (MemoryMeasurement and its
+// parts, their JSON shape) are package wire's, so that clients decode them
+// without this package; the names here are aliases.
 //
 // That library is pure Go and knows nothing of browsers. The package also
 // owns the WebDriver extension commands built on it (Register adds them);
@@ -19,7 +21,8 @@
 //     cross-site out-of-process iframes the page API leaves out. The
 //     default is "api" where the page is cross-origin isolated, else
 //     "engine". How each engine does it: engine/chromium (CDP) and
-//     engine/webkitgtk (the remote inspector; no "api" there).
+//     engine/webkitgtk (the remote inspector; no "api" there), and
+//     docs/chromium.md, docs/webkitgtk.md.
 //   - POST /session/{id}/wdext/memory/gc {"timeout"} → a full garbage
 //     collection in every heap of the page (its process, out-of-process
 //     iframes, dedicated workers), with each one's used heap before and
@@ -33,7 +36,7 @@
 // worker whose thread is busy and cannot run the collection). On Chromium
 // a page that does not answer at all fails sooner, with its state: "timeout" for a
 // main thread busy in a script, "unexpected alert open" for a user prompt,
-// chromedriver's "tab crashed" (see engine/chromium, "Page state").
+// chromedriver's "tab crashed" (see engine/chromium and docs/chromium.md).
 //
 // The normative reference is the newer WICG draft ("measureUserAgentSpecificMemory",
 // the "types" member, the empty breakdown entry, the address-space rule);

@@ -46,17 +46,17 @@ func requireGrid(t *testing.T) string {
 	return jar
 }
 
-// gridConfigs returns the README's Grid configuration files (the toml
+// gridConfigs returns docs/grid.md's Grid configuration files (the toml
 // blocks whose first line is "# NAME"), by name.
 func gridConfigs(t *testing.T) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/grid.md")
 	assert.NilError(t, err)
 	out := map[string]string{}
 	for _, m := range regexp.MustCompile("(?s)```toml\n# (\\S+)(.*?)```").FindAllStringSubmatch(string(b), -1) {
 		out[m[1]] = "# " + m[1] + m[2]
 	}
-	assert.Assert(t, out["hub.toml"] != "" && out["node-a.toml"] != "", "README.md has no Grid configuration (toml blocks starting # hub.toml, # node-a.toml)")
+	assert.Assert(t, out["hub.toml"] != "" && out["node-a.toml"] != "", "docs/grid.md has no Grid configuration (toml blocks starting # hub.toml, # node-a.toml)")
 	return out
 }
 
@@ -155,14 +155,14 @@ func wdextStatus(t *testing.T, base string) (bool, string) {
 	return st.Ready, st.Message
 }
 
-// Selenium Grid 4 in front of two wdext nodes, configured as README.md's
-// Grid section says (its toml blocks, ports changed): a hub and two relay
+// Selenium Grid 4 in front of two wdext nodes, configured as docs/grid.md
+// says (its toml blocks, ports changed): a hub and two relay
 // nodes, each relaying to its own `wdext serve --max-sessions 2`.
 // Sessions, a classic command, forcesample (exact sample count), a memory
 // command and BiDi (the Grid's own webSocketUrl) go through the Grid; 4
 // sessions are spread 2 and 2; a full wdext's /status says so; a wdext
 // that dies stops getting sessions once the Grid's health check (every 5
-// s, as the README sets it) has found it down. Every command is sent with
+// s, as docs/grid.md sets it) has found it down. Every command is sent with
 // wire.Call (wdclient's), whose Content-Type carries the charset the
 // Grid insists on.
 func TestGrid(t *testing.T) {
@@ -191,7 +191,7 @@ func TestGrid(t *testing.T) {
 			`"http://127.0.0.1:4445"`, fmt.Sprintf("%q", wdextURL),
 		)
 		text = r.Replace(text)
-		assert.Assert(t, !regexp.MustCompile(`\b(4442|4443|4444|4445|5555)\b`).MatchString(text), "a port the test does not replace in README.md's %s:\n%s", name, text)
+		assert.Assert(t, !regexp.MustCompile(`\b(4442|4443|4444|4445|5555)\b`).MatchString(text), "a port the test does not replace in docs/grid.md's %s:\n%s", name, text)
 		p := filepath.Join(dir, name)
 		assert.NilError(t, os.WriteFile(p, []byte(text), 0o644))
 		return p

@@ -22,114 +22,6 @@ import (
 	"github.com/wdext/wdext/internal/e2e"
 )
 
-// readmeBlock is a code block of README.md marked <!-- README test -->:
-// run as written (ports aside), its stdout checked against its "# =>"
-// comments.
-type readmeBlock struct {
-	line int    // of the opening fence, 1-based
-	lang string // sh, python or js
-	code string
-	want []string // the text after each "# => " ("// => " in js), in order
-	// bytesVary: the marker says `"bytes" vary`; a "bytes":N in want
-	// matches any number.
-	bytesVary bool
-}
-
-var readmeMarker = regexp.MustCompile(`^<!-- README test(?:: (.*))? -->$`)
-
-// readmeBlocks returns README.md's marked code blocks, in order.
-func readmeBlocks(t *testing.T) []readmeBlock {
-	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	assert.NilError(t, err)
-	lines := strings.Split(string(b), "\n")
-	var blocks []readmeBlock
-	for i := 0; i < len(lines); i++ {
-		m := readmeMarker.FindStringSubmatch(lines[i])
-		if m == nil {
-			continue
-		}
-		var blk readmeBlock
-		switch m[1] {
-		case "":
-		case `"bytes" vary`:
-			blk.bytesVary = true
-		default:
-			t.Fatalf("README.md:%d: unknown README test option %q", i+1, m[1])
-		}
-		i++
-		if i >= len(lines) || !strings.HasPrefix(lines[i], "```") {
-			t.Fatalf("README.md:%d: a README test marker not followed by a code block", i)
-		}
-		blk.line, blk.lang = i+1, strings.TrimPrefix(lines[i], "```")
-		if blk.lang != "sh" && blk.lang != "python" && blk.lang != "js" {
-			t.Fatalf("README.md:%d: README test of a %q block: only sh, python and js run", i+1, blk.lang)
-		}
-		var code []string
-		arrow := "# => " // "// => " in JavaScript
-		if blk.lang == "js" {
-			arrow = "// => "
-		}
-		for i++; i < len(lines) && lines[i] != "```"; i++ {
-			code = append(code, lines[i])
-			if _, out, ok := strings.Cut(lines[i], arrow); ok {
-				blk.want = append(blk.want, strings.TrimRight(out, " "))
-			}
-		}
-		if i == len(lines) {
-			t.Fatalf("README.md:%d: code block never closed", blk.line)
-		}
-		blk.code = strings.Join(code, "\n") + "\n"
-		blocks = append(blocks, blk)
-	}
-	return blocks
-}
-
-// The README's runnable blocks are there and say what they print (no
-// browser needed: this runs with -short too).
-func TestREADMEExamplesMarked(t *testing.T) {
-	blocks := readmeBlocks(t)
-	langs := map[string]int{}
-	for _, b := range blocks {
-		langs[b.lang]++
-		// Every block but the one starting the page server says what it
-		// prints.
-		if !strings.Contains(b.code, "serve.py") {
-			assert.Assert(t, len(b.want) > 0, "README.md:%d: a README test block without a # => line", b.line)
-		}
-	}
-	assert.Assert(t, langs["sh"] >= 3 && langs["python"] >= 1 && langs["js"] >= 1, "README test blocks: %v", langs)
-
-	b := readmeBlock{want: []string{`{"value":null}`, `{"bytes":12,"x":[{"bytes":0}]}`}}
-	assert.Assert(t, b.matches("{\"value\":null}\n{\"bytes\":12,\"x\":[{\"bytes\":0}]}\n"))
-	assert.Assert(t, !b.matches("{\"value\":null}\n{\"bytes\":13,\"x\":[{\"bytes\":0}]}\n"), "bytes vary only when the marker says so")
-	assert.Assert(t, !b.matches("{\"value\":null}\n"))
-	b.bytesVary = true
-	assert.Assert(t, b.matches("{\"value\":null}\n{\"bytes\":13,\"x\":[{\"bytes\":7}]}\n"))
-	assert.Assert(t, !b.matches("{\"value\":null}\n{\"bytes\":13,\"x\":[{\"count\":7}]}\n"))
-}
-
-// matches reports whether got (a block's stdout) is what want says.
-func (b readmeBlock) matches(got string) bool {
-	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
-	for len(lines) > 0 && lines[0] == "" {
-		lines = lines[1:]
-	}
-	if len(lines) != len(b.want) {
-		return false
-	}
-	for i, w := range b.want {
-		pat := regexp.QuoteMeta(w)
-		if b.bytesVary {
-			pat = regexp.MustCompile(`"bytes":\d+`).ReplaceAllLiteralString(pat, `"bytes":\d+`)
-		}
-		if !regexp.MustCompile("^" + pat + "$").MatchString(strings.TrimRight(lines[i], " ")) {
-			return false
-		}
-	}
-	return true
-}
-
 // requireTool skips the test when name is missing, unless
 // WDEXT_REQUIRE_BROWSER is set (make test), where it fails.
 func requireTool(t *testing.T, name string, check ...string) {
@@ -148,19 +40,23 @@ func requireTool(t *testing.T, name string, check ...string) {
 		return
 	}
 	if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
-		t.Fatalf("the README's examples need %s (scripts/deps.sh installs it): %v", name, err)
+		t.Fatalf("this test needs %s (scripts/deps.sh installs it): %v", name, err)
 	}
-	t.Skipf("the README's examples need %s (scripts/deps.sh installs it): %v", name, err)
+	t.Skipf("this test needs %s (scripts/deps.sh installs it): %v", name, err)
 }
 
-// The README's marked examples, run as a reader would: the shell blocks in
-// one shell, in order (a variable one defines is there for the next), the
-// Python blocks with Debian's python3, all against a real `wdext serve`.
-// Only the ports change: wdext's and the page server's are free ones
-// rather than 4444 and 8000. Each block must succeed and print what its
-// "# =>" lines say; afterwards wdext must hold no session (the examples
-// end theirs) and nothing the examples started may be left.
-func TestREADMEExamples(t *testing.T) {
+// The documentation's marked examples (docBlocks), run as a reader would,
+// against a real `wdext serve`: README.md's first, then each docs/*.md
+// file's. The shell blocks of a file run in one shell of its own, in
+// order (a variable one block defines is there for the next, and for no
+// other file); the Python blocks with Debian's python3, the JavaScript
+// ones with node. The README's page server, which its first block starts,
+// serves every file's examples. Only the ports change: wdext's and the
+// page server's are free ones rather than 4444 and 8000. Each block must
+// succeed and print what its "# =>" lines say; afterwards wdext must hold
+// no session (the examples end theirs) and nothing the examples started
+// may be left.
+func TestDocsExamples(t *testing.T) {
 	e2e.RequireChromium(t)
 	requireTool(t, "bash")
 	requireTool(t, "curl")
@@ -168,8 +64,8 @@ func TestREADMEExamples(t *testing.T) {
 	requireTool(t, "python3")
 	requireTool(t, "/usr/bin/python3 with selenium", "/usr/bin/python3", "-c", "import selenium")
 	nodeModules := requireNodeClients(t)
-	blocks := readmeBlocks(t)
-	assert.Assert(t, len(blocks) > 0, "README.md has no <!-- README test --> block")
+	blocks := docBlocks(t)
+	assert.Assert(t, len(blocks) > 0, "no <!-- README test --> block in README.md or docs/*.md")
 	root, err := filepath.Abs("../..")
 	assert.NilError(t, err)
 
@@ -190,10 +86,11 @@ func TestREADMEExamples(t *testing.T) {
 			b.want[j] = ports.Replace(b.want[j])
 		}
 		assert.Assert(t, !regexp.MustCompile(`\b(4444|8000)\b`).MatchString(b.code),
-			"README.md:%d: a port the test does not replace:\n%s", b.line, b.code)
+			"%s: a port the test does not replace:\n%s", b.where(), b.code)
 	}
 
-	sh := startShell(t, root)
+	shells := map[string]*shell{} // by file; all stopped at the end, the README's (its page server) last
+	var order []*shell
 	dir := t.TempDir()
 	for i, b := range blocks {
 		file := filepath.Join(dir, fmt.Sprintf("block%d.%s", i, b.lang))
@@ -209,6 +106,12 @@ func TestREADMEExamples(t *testing.T) {
 		var err error
 		switch b.lang {
 		case "sh":
+			sh := shells[b.file]
+			if sh == nil {
+				sh = startShell(t, root)
+				shells[b.file] = sh
+				order = append(order, sh)
+			}
 			out, stderr, err = sh.source(file, 3*time.Minute)
 		case "python":
 			out, stderr, err = runScript(root, "/usr/bin/python3", file, 3*time.Minute)
@@ -216,23 +119,25 @@ func TestREADMEExamples(t *testing.T) {
 			out, stderr, err = runScript(root, "node", file, 3*time.Minute)
 		}
 		if err != nil {
-			t.Fatalf("README.md:%d (%s block) failed: %v\n--- block:\n%s--- stdout:\n%s\n--- stderr:\n%s", b.line, b.lang, err, b.code, out, stderr)
+			t.Fatalf("%s (%s block) failed: %v\n--- block:\n%s--- stdout:\n%s\n--- stderr:\n%s", b.where(), b.lang, err, b.code, out, stderr)
 		}
 		if !b.matches(out) {
-			t.Fatalf("README.md:%d (%s block) printed\n%s\nnot what its # => lines say:\n%s\n--- stderr:\n%s", b.line, b.lang, out, strings.Join(b.want, "\n"), stderr)
+			t.Fatalf("%s (%s block) printed\n%s\nnot what its # => lines say:\n%s\n--- stderr:\n%s", b.where(), b.lang, out, strings.Join(b.want, "\n"), stderr)
 		}
-		t.Logf("README.md:%d: %s block ok", b.line, b.lang)
+		t.Logf("%s: %s block ok", b.where(), b.lang)
 	}
 
-	sh.stop(t)
+	for i := len(order) - 1; i >= 0; i-- {
+		order[i].stop(t)
+	}
 	s.signalAndWait(t, syscall.SIGTERM)
 	assert.Assert(t, strings.Contains(s.log(), `msg="shutting down" sessions=0`),
-		"the README's examples left sessions open:\n%s", s.log())
+		"the documentation's examples left sessions open:\n%s", s.log())
 	left := settle(0, func() int { return len(e2e.MarkedProcesses(s.mark)) })
 	assert.Equal(t, left, 0, "left behind: %v", e2e.MarkedProcesses(s.mark))
 }
 
-// shell is a bash that runs the README's shell blocks one after another,
+// shell is a bash that runs a file's shell blocks one after another,
 // as one interactive session would: with `set -euo pipefail`, so that a
 // failing command or an undefined variable fails its block.
 type shell struct {
@@ -245,7 +150,7 @@ type shell struct {
 	waitErr error
 }
 
-const shellDone = "@@README block done@@"
+const shellDone = "@@doc block done@@"
 
 func startShell(t *testing.T, dir string) *shell {
 	t.Helper()
@@ -346,7 +251,7 @@ func (sh *shell) stop(t *testing.T) {
 	}
 	sh.wait() // reaped: a zombie still counts in its group
 	gone := settle(true, func() bool { return syscall.Kill(-sh.cmd.Process.Pid, 0) == syscall.ESRCH })
-	assert.Assert(t, gone, "processes left in the README shell's group %d", sh.cmd.Process.Pid)
+	assert.Assert(t, gone, "processes left in the examples' shell's group %d", sh.cmd.Process.Pid)
 }
 
 // runScript runs file with interpreter: node for the ES modules, Debian's

@@ -33,7 +33,7 @@
 // within seconds with its state ("timeout" for a busy main thread,
 // "unexpected alert open", "tab crashed"), and a session deleted under a
 // command answers "invalid session id". How each engine serves them:
-// packages
-// engine/chromium (V8 over CDP) and engine/webkitgtk (JavaScriptCore over
-// WebKit's remote inspector).
+// packages engine/chromium (V8 over CDP) and engine/webkitgtk
+// (JavaScriptCore over WebKit's remote inspector), and docs/memory.md,
+// docs/chromium.md, docs/webkitgtk.md.
 package debuggermemory

@@ -26,7 +26,8 @@
 // engine.LeakTracker (an engine.AllLeakTracker for "all"); an engine
 // without one answers "unsupported operation". How Chromium and WebKitGTK
 // do it, and what a navigation between start and stop or a deadline
-// gives: packages engine/chromium and engine/webkitgtk, "Leak check".
+// gives: docs/chromium.md and docs/webkitgtk.md, "Leak check"; the
+// verdict's rules: docs/leaks.md.
 // Both run under the server's command deadline; running out is the W3C
 // "timeout" naming the phase ("leaks/stop: taking the final heap
 // snapshot").

@@ -1,82 +1,46 @@
 // Package leaks owns wdext's leak check verdict: given a heap before a
 // scenario ran N times and the heap after (both V8 heap snapshots read by
 // memory/heapsnapshot, or JavaScriptCore's through FromJSC, after a full
-// GC), and the event listeners an
-// engine counted at both ends, Find says what leaks, who holds it and
-// where it was made (wire.LeakReport). Of the heap before (and of
-// memlab's target), it needs only a Summary (Summarize: the heap object
-// ids and the collections' sizes, at most 4 bytes a node: about 0.4 for
-// V8's dense ids, kept as a bitmap), so that one snapshot
-// at a time is in memory. It is pure Go and knows nothing of
-// browsers; package memory/leakcheck serves it as WebDriver commands and
-// `wdext leaks` on saved snapshots.
+// GC), and the event listeners an engine counted at both ends, Find says
+// what leaks, who holds it and where it was made (wire.LeakReport). It is
+// pure Go and knows nothing of browsers; package memory/leakcheck serves
+// it as WebDriver commands, and `wdext leaks` runs it on saved snapshots
+// (with memlab's three-snapshot method, "new" must also be in the target
+// snapshot, taken after the action and before it was undone).
 //
-// It combines memlab's and fuite's methods:
+// Rules (memlab's and fuite's methods):
 //
-//   - New objects are told by V8 heap object id, which is stable across
-//     the snapshots of one isolate: new = an id the baseline lacks and the
-//     final snapshot has (alive after the GC). With memlab's optional
-//     target snapshot, new must also be in the target (allocated by the
-//     action, still alive once it was undone).
-//   - The groups (wire.Leak kinds): "objects", new V8 "object" nodes by
-//     constructor name (V8's own "system / …" objects, globals and
-//     prototypes "… / url", and functions are left out: a closure is
-//     made each time a function expression runs, and what holds it is the
-//     leak); "detached-dom", new nodes whose V8 detachedness is 2
-//     (detached), named after their wrapper's prototype and a selector
-//     from the tag Blink shows, "HTMLDivElement div.dialog" for
-//     <div class="dialog">; "collection", an Array, Map, Set or plain
-//     Object present in both snapshots whose entries grew, named after its
-//     holder, "Window.cache (Map)"; "event-listeners", the engine's counts
-//     by target and type, "Window resize".
+//   - Of the heap before (and of memlab's target) only a Summary is kept
+//     (Summarize: heap object ids and collection sizes, at most 4 bytes a
+//     node), so that one whole snapshot at a time is in memory.
+//   - New objects are told by heap object id, stable across the snapshots
+//     of one isolate: an id the baseline lacks and the final snapshot has.
+//   - Groups (wire.Leak kinds): "objects", new objects by constructor name
+//     (engine internals, globals, prototypes and functions left out);
+//     "detached-dom", new DOM nodes the engine marks detached, named by
+//     wrapper and selector ("HTMLDivElement div.dialog"); "collection", an
+//     Array, Map, Set or plain Object present at both ends whose entries
+//     grew, named by its holder ("Window.cache (Map)"); "event-listeners",
+//     the engine's counts by target and type ("Window resize").
 //   - fuite's rule: a group is reported only when it grew by at least N
-//     and by a multiple of N, so that one-time initialisation (a lazily
-//     made singleton), caches overwritten in place and garbage never
-//     appear. perIteration is countDelta / N.
-//   - A collection that lies on the retainer path of a reported objects
-//     or detached-dom group grows because of that group, and is not
-//     reported again (the array that holds the leaked Foo).
-//   - retainerPath is the shortest path to the group's representative
-//     (the member the search reaches first, so one nearest the roots) over
-//     strong edges: breadth first from the page's global objects (Window;
-//     in a worker's heap, its DedicatedWorkerGlobalScope) over the edges a developer would follow (no weak edges, no
-//     synthetic shortcuts, no hidden edges, no __proto__ links, nothing
-//     through hidden classes or code), as memlab and DevTools prefer
-//     paths from the page; what that does not reach, from V8's root over
-//     any strong edge; nothing, an empty path. It alternates nodes and
-//     edges: ["Window", "store (property)", "Array", "[20] (element)",
-//     "Foo"]; closure variables are "name (variable)"; a path of more
-//     than 64 nodes keeps its 32 first and last, "… (N more)" between.
-//     Event listeners have an empty path: their target is their holder.
-//   - createdFrom is the youngest frame of the allocation stack V8's
-//     allocation tracker recorded (Snapshot.Stack of the node's
-//     trace_node_id), the one most members share (the tracker now and
-//     then loses the stack of an object a GC moves); for event listeners,
-//     that of their handlers, by heap object id. V8 records functions,
-//     not call sites: line and column are the function's. Null when no
-//     member has a stack (allocated before the start, or offline
-//     snapshots taken without allocation tracking).
-//   - Counting entries: an Array counts its element edges, an Object its
-//     properties, a Map or Set the entries of its hash table that V8
-//     shows, those with a key or value other than a small integer (V8's
-//     snapshots leave small integers out: a Map from small integers to
-//     small integers looks empty). bytesDelta is the group's self sizes
-//     (for a collection, the growth of its backing store).
-//   - Order: by kind (objects, detached-dom, collection, event-listeners),
-//     then bytes and count, largest first, then name.
+//     and by a multiple of N, so one-time initialisation, caches
+//     overwritten in place and garbage never appear. perIteration is
+//     countDelta / N. A collection on the retainer path of a reported
+//     group grows because of it and is not reported again.
+//   - retainerPath is the shortest path over strong edges to the group's
+//     representative, from the page's global objects (Window; a worker's
+//     DedicatedWorkerGlobalScope) over the edges a developer would follow,
+//     else from the engine's root; it alternates nodes and edges, and a
+//     path of more than 64 nodes keeps its 32 first and last.
+//   - createdFrom is the youngest frame of the allocation stack most
+//     members share (a function's position, not the call's); null when no
+//     member has one.
+//   - Order: by kind, then bytes and count, largest first, then name.
+//   - For JavaScriptCore, FromJSC writes the snapshot in V8's vocabulary
+//     so the same rules apply; what JSC does not say (Map and Set sizes,
+//     detachedness) the engine tells (Entries), and PageOnly counts only
+//     what the page's globals reach (JSC scans stacks conservatively).
 //
-// JavaScriptCore's heap snapshots (package memory/jscsnapshot, read with
-// their edges) go through FromJSC, which writes them in V8's vocabulary,
-// so the same rules apply, with what JSC lacks told by the engine: the
-// sizes of Maps and Sets (Entries: JSC shows no edges to their entries),
-// and which DOM nodes are detached (JSC has no detachedness). JSC keeps no
-// allocation stacks: createdFrom is null. Two differences, measured on
-// WebKitGTK 2.50.6, each of which made a page without leaks report one
-// in about 1 run of 10: JSC's collector scans stacks conservatively, so
-// garbage that a stale stack word keeps can outlive the final collection
-// (PageOnly: only what a path from the page's globals reaches counts, so
-// an object only an engine-internal cell holds, a promise reaction say,
-// is not counted there); and JSC makes the prototypes of built-in
-// constructors on first use (a first exception makes TypeError's), which
-// FromJSC names "(prototype)", a name no group counts.
+// Each rule in detail, what V8 and JavaScriptCore show and hide, and
+// what was measured: docs/leaks.md.
 package leaks

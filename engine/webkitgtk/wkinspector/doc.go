@@ -7,20 +7,16 @@
 // which changes when a navigation swaps processes; commands for a
 // dedicated worker go one level further, through the page's Worker domain.
 //
-// There is no JSON list of targets: the HTML page at / lists the targets
-// known when the HTTP server connected (measured on WebKitGTK 2.50.6: a
-// window opened later is not listed, and listed URLs are not updated), so
-// Browser finds pages by opening target numbers in turn. Target numbers
-// are small and increase as windows open (the automation session takes
-// one of them too).
+// There is no JSON list of targets: the HTML page at / lists only the
+// targets known when the HTTP server connected, so Browser finds pages by
+// opening target numbers in turn. Target numbers are small and increase
+// as windows open (the automation session takes one of them too).
 //
-// Every command cost about 44 ms (measured on WebKitGTK 2.50.6, any
-// command), nearly all of it a reply the browser held for a delayed
-// acknowledgement on a loopback socket of its own. Anything sent on the
-// connection releases it, so a connection nudges while a command waits
-// (see nudge.go): a command takes a few milliseconds. The driver's
-// commands sent meanwhile wait for the same acknowledgement: whoever sends
-// them nudges first (Browser.Nudge).
+// The browser holds each reply for a delayed acknowledgement on a
+// loopback socket of its own, which anything sent on the connection
+// releases: a connection nudges while a command waits (nudge.go), and
+// whoever sends the driver commands, which wait for the same
+// acknowledgement, nudges first (Browser.Nudge).
 //
 // Subscribers get the events of the page's backend and its workers, and
 // the connection's Target.targetCreated and
@@ -30,9 +26,11 @@
 // navigation waits (Target.setPauseOnStart, then Target.resume); its
 // events come before the page moves to it, each Event naming its target.
 // With the Worker domain enabled, WebKit holds every new dedicated worker
-// before its script until Worker.initialized is sent for it (measured on
-// WebKitGTK 2.50.6): whoever enables it must send that.
+// before its script until Worker.initialized is sent for it: whoever
+// enables it must send that.
 //
 // The protocol's types are written out here for the few commands wdext
 // uses: there is no maintained Go package of the Web Inspector protocol.
+// What was measured on WebKitGTK 2.50.6 (the held replies, the target
+// list): docs/webkitgtk.md.
 package wkinspector
