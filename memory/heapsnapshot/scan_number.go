@@ -96,91 +96,85 @@ func (s *scanner) fastInteger() (int64, bool) {
 }
 
 // number consumes a JSON number of any form (samples and locations are
-// skipped, and a future V8 might write fractions there).
+// skipped, and a future V8 might write fractions there): an optional
+// minus, 0 or digits not starting with 0, an optional fraction, an
+// optional exponent.
 func (s *scanner) number() error {
-	// States of the JSON number grammar.
-	const (
-		start = iota
-		sign
-		zero
-		intDigits
-		dot
-		fracDigits
-		exp
-		expSign
-		expDigits
-	)
 	// Fast path: a plain integer, as in nearly all of "locations" and
 	// "samples".
 	if _, ok := s.fastInteger(); ok {
 		return nil
 	}
-	state := start
-	for {
-		if s.pos == s.end && !s.more() {
-			if s.err != io.EOF {
-				return s.eofError()
-			}
-			break
-		}
-		c := s.buf[s.pos]
-		next := -1
-		isDigit := '0' <= c && c <= '9'
-		switch state {
-		case start:
-			switch {
-			case c == '-':
-				next = sign
-			case c == '0':
-				next = zero
-			case isDigit:
-				next = intDigits
-			}
-		case sign:
-			switch {
-			case c == '0':
-				next = zero
-			case isDigit:
-				next = intDigits
-			}
-		case zero, intDigits:
-			switch {
-			case isDigit && state == intDigits:
-				next = intDigits
-			case c == '.':
-				next = dot
-			case c == 'e' || c == 'E':
-				next = exp
-			}
-		case dot, fracDigits:
-			switch {
-			case isDigit:
-				next = fracDigits
-			case c == 'e' || c == 'E':
-				if state == fracDigits {
-					next = exp
-				}
-			}
-		case exp:
-			switch {
-			case c == '+' || c == '-':
-				next = expSign
-			case isDigit:
-				next = expDigits
-			}
-		case expSign, expDigits:
-			if isDigit {
-				next = expDigits
-			}
-		}
-		if next < 0 {
-			break
-		}
-		state = next
-		s.pos++
+	if _, err := s.accept('-', '-'); err != nil {
+		return err
 	}
-	switch state {
-	case zero, intDigits, fracDigits, expDigits:
+	zero, err := s.accept('0', '0')
+	if err != nil {
+		return err
+	}
+	if !zero {
+		if err := s.digits(); err != nil {
+			return err
+		}
+	}
+	if dot, err := s.accept('.', '.'); err != nil {
+		return err
+	} else if dot {
+		if err := s.digits(); err != nil {
+			return err
+		}
+	}
+	if exp, err := s.accept('e', 'E'); err != nil {
+		return err
+	} else if exp {
+		if _, err := s.accept('+', '-'); err != nil {
+			return err
+		}
+		if err := s.digits(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// next returns the next byte without consuming it or skipping
+// whitespace; ok is false at the end of input.
+func (s *scanner) next() (c byte, ok bool, err error) {
+	if s.pos == s.end && !s.more() {
+		if s.err != io.EOF {
+			return 0, false, s.eofError()
+		}
+		return 0, false, nil
+	}
+	return s.buf[s.pos], true, nil
+}
+
+// accept consumes the next byte if it is a or b.
+func (s *scanner) accept(a, b byte) (bool, error) {
+	c, ok, err := s.next()
+	if !ok || c != a && c != b {
+		return false, err
+	}
+	s.pos++
+	return true, nil
+}
+
+// digits consumes one digit or more, the part of a number that must
+// follow a sign, a dot or an exponent's mark.
+func (s *scanner) digits() error {
+	n := 0
+	for {
+		c, ok, err := s.next()
+		if err != nil {
+			return err
+		}
+		if !ok || c < '0' || c > '9' {
+			break
+		}
+		s.pos++
+		n++
+	}
+	if n > 0 {
 		return nil
 	}
 	if s.pos == s.end {
