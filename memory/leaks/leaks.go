@@ -53,31 +53,68 @@ func Find(in Input) (wire.LeakReport, error) {
 	if in.Baseline == nil || in.Final == nil {
 		return wire.LeakReport{}, errors.New("leaks: a baseline and a final snapshot are needed")
 	}
-	n := in.Iterations
-	if n < 1 {
-		return wire.LeakReport{}, fmt.Errorf("leaks: iterations must be at least 1, not %d", n)
+	if in.Iterations < 1 {
+		return wire.LeakReport{}, fmt.Errorf("leaks: iterations must be at least 1, not %d", in.Iterations)
 	}
-	f := in.Final
-	isNew := func(i int) bool {
-		id := f.ID(i)
-		return !in.Baseline.Has(id) && (in.Target == nil || in.Target.Has(id))
-	}
-	grows := func(delta int64) bool { return delta >= int64(n) && delta%int64(n) == 0 }
+	c := &comparison{in: in, f: in.Final, n: in.Iterations}
 	// The retainer paths on another core, while this one groups the new
 	// objects and measures the collections, which needs no paths.
-	var p *paths
 	var wg sync.WaitGroup
-	wg.Go(func() { p = retainers(f) })
+	wg.Go(func() { c.p = retainers(c.f) })
 	rep := wire.LeakReport{
-		Iterations:  n,
+		Iterations:  c.n,
 		BytesBefore: in.Baseline.bytes,
-		BytesAfter:  totalBytes(f),
+		BytesAfter:  totalBytes(c.f),
 		Leaks:       []wire.Leak{},
 	}
-	objects := map[string][]int{}
-	detached := map[string][]int{}
+	objects, detached := c.newObjects()
+	collections := c.grownCollections()
+	wg.Wait()
+	if in.PageOnly {
+		c.pageOnly(objects)
+		c.pageOnly(detached)
+		collections = slices.DeleteFunc(collections, func(g grownCollection) bool { return !c.p.fromPage(g.i) })
+	}
+	// The nodes on the paths of reported groups: a collection that holds
+	// a reported group grows because of it, and is not reported again.
+	explained := map[int]bool{}
+	rep.Leaks = c.groupLeaks(rep.Leaks, wire.LeakObjects, objects, explained)
+	rep.Leaks = c.groupLeaks(rep.Leaks, wire.LeakDetachedDOM, detached, explained)
+	rep.Leaks = c.collectionLeaks(rep.Leaks, collections, explained)
+	rep.Leaks = c.listenerLeaks(rep.Leaks)
+	Sort(rep.Leaks)
+	return rep, nil
+}
+
+// A comparison is the state of Find: its input, the final snapshot and,
+// once computed, the retainer paths in it.
+type comparison struct {
+	in Input
+	f  *heapsnapshot.Snapshot
+	n  int // iterations
+	p  *paths
+}
+
+// isNew says whether node i of the final snapshot is new: not in the
+// baseline, and in the target if there is one.
+func (c *comparison) isNew(i int) bool {
+	id := c.f.ID(i)
+	return !c.in.Baseline.Has(id) && (c.in.Target == nil || c.in.Target.Has(id))
+}
+
+// grows says whether a count that changed by delta grew with each
+// iteration: by at least their number, and by a multiple of it.
+func (c *comparison) grows(delta int64) bool {
+	return delta >= int64(c.n) && delta%int64(c.n) == 0
+}
+
+// newObjects groups the new objects: JavaScript objects by class, and
+// detached DOM nodes by name.
+func (c *comparison) newObjects() (objects, detached map[string][]int) {
+	objects, detached = map[string][]int{}, map[string][]int{}
+	f := c.f
 	for i := range f.NodeCount() {
-		if !isNew(i) {
+		if !c.isNew(i) {
 			continue
 		}
 		if f.Detachedness(i) == detachedNode {
@@ -89,111 +126,124 @@ func Find(in Input) (wire.LeakReport, error) {
 			objects[class] = append(objects[class], i)
 		}
 	}
-	// Collections present in both snapshots whose entries grew.
-	type grew struct {
-		i            int
-		kind         string
-		count, bytes int64 // the growth
-	}
-	var collections []grew
+	return objects, detached
+}
+
+// A grownCollection is a collection whose entries grew.
+type grownCollection struct {
+	i            int
+	kind         string
+	count, bytes int64 // the growth
+}
+
+// grownCollections finds the collections present in both snapshots whose
+// entries grew.
+func (c *comparison) grownCollections() []grownCollection {
+	var out []grownCollection
+	f := c.f
 	for i := range f.NodeCount() {
 		kind, ok := collectionKind(f, i)
 		if !ok {
 			continue
 		}
-		c0, b0, ok := in.Baseline.collection(f.ID(i))
+		c0, b0, ok := c.in.Baseline.collection(f.ID(i))
 		if !ok {
 			continue
 		}
 		c1, b1 := entries(f, i, kind)
-		if n, ok := in.Entries[f.ID(i)]; ok {
+		if n, ok := c.in.Entries[f.ID(i)]; ok {
 			c1 = n
 		}
-		if grows(int64(c1 - c0)) {
-			collections = append(collections, grew{i, kind, int64(c1 - c0), b1 - b0})
+		if c.grows(int64(c1 - c0)) {
+			out = append(out, grownCollection{i, kind, int64(c1 - c0), b1 - b0})
 		}
 	}
-	wg.Wait()
-	if in.PageOnly {
-		for _, groups := range []map[string][]int{objects, detached} {
-			for name, members := range groups {
-				groups[name] = slices.DeleteFunc(members, func(m int) bool { return !p.fromPage(m) })
-			}
-		}
-		collections = slices.DeleteFunc(collections, func(c grew) bool { return !p.fromPage(c.i) })
-	}
+	return out
+}
 
-	// The nodes on the paths of reported groups: a collection that holds
-	// a reported group grows because of it, and is not reported again.
-	explained := map[int]bool{}
-	for _, g := range []struct {
-		kind   string
-		groups map[string][]int
-	}{{wire.LeakObjects, objects}, {wire.LeakDetachedDOM, detached}} {
-		for name, members := range g.groups {
-			if !grows(int64(len(members))) {
-				continue
-			}
-			var bytes int64
-			for _, m := range members {
-				bytes += f.SelfSize(m)
-			}
-			rep0 := p.representative(members)
-			for _, x := range p.nodes(rep0) {
-				explained[x] = true
-			}
-			rep.Leaks = append(rep.Leaks, wire.Leak{
-				Kind: g.kind, Name: name,
-				CountDelta: int64(len(members)), PerIteration: int64(len(members) / n),
-				BytesDelta:   bytes,
-				RetainerPath: p.path(rep0),
-				CreatedFrom:  createdFrom(f, members),
-			})
-		}
+// pageOnly keeps in groups the members a path from the page reaches.
+func (c *comparison) pageOnly(groups map[string][]int) {
+	for name, members := range groups {
+		groups[name] = slices.DeleteFunc(members, func(m int) bool { return !c.p.fromPage(m) })
 	}
+}
 
-	for _, c := range collections {
-		if explained[c.i] {
+// groupLeaks appends to leaks the groups of kind that grew, and marks
+// the nodes on their representatives' retainer paths explained.
+func (c *comparison) groupLeaks(leaks []wire.Leak, kind string, groups map[string][]int, explained map[int]bool) []wire.Leak {
+	for name, members := range groups {
+		if !c.grows(int64(len(members))) {
 			continue
 		}
-		rep.Leaks = append(rep.Leaks, wire.Leak{
-			Kind: wire.LeakCollection, Name: collectionName(f, p, c.i, c.kind),
-			CountDelta: c.count, PerIteration: c.count / int64(n),
-			BytesDelta:   c.bytes,
-			RetainerPath: p.path(c.i),
-			CreatedFrom:  createdFrom(f, []int{c.i}),
+		var bytes int64
+		for _, m := range members {
+			bytes += c.f.SelfSize(m)
+		}
+		rep0 := c.p.representative(members)
+		for _, x := range c.p.nodes(rep0) {
+			explained[x] = true
+		}
+		leaks = append(leaks, wire.Leak{
+			Kind: kind, Name: name,
+			CountDelta: int64(len(members)), PerIteration: int64(len(members) / c.n),
+			BytesDelta:   bytes,
+			RetainerPath: c.p.path(rep0),
+			CreatedFrom:  createdFrom(c.f, members),
 		})
 	}
+	return leaks
+}
 
-	// Event listeners, as the engine counted them.
-	if in.ListenersAfter != nil {
-		count := map[string]int64{}
-		for _, l := range in.ListenersBefore {
-			count[l.Target+" "+l.Type]--
+// collectionLeaks appends to leaks the grown collections that no
+// reported group explains.
+func (c *comparison) collectionLeaks(leaks []wire.Leak, collections []grownCollection, explained map[int]bool) []wire.Leak {
+	for _, g := range collections {
+		if explained[g.i] {
+			continue
 		}
-		handlers := map[string][]int{}
-		byID := nodesOf(f, in.ListenersAfter)
-		for _, l := range in.ListenersAfter {
-			k := l.Target + " " + l.Type
-			count[k]++
-			if j, ok := byID[l.HandlerID]; ok && l.HandlerID != 0 && isNew(j) {
-				handlers[k] = append(handlers[k], j)
-			}
-		}
-		for name, delta := range count {
-			if !grows(delta) {
-				continue
-			}
-			rep.Leaks = append(rep.Leaks, wire.Leak{
-				Kind: wire.LeakEventListeners, Name: name,
-				CountDelta: delta, PerIteration: delta / int64(n),
-				RetainerPath: []string{},
-				CreatedFrom:  createdFrom(f, handlers[name]),
-			})
+		leaks = append(leaks, wire.Leak{
+			Kind: wire.LeakCollection, Name: collectionName(c.f, c.p, g.i, g.kind),
+			CountDelta: g.count, PerIteration: g.count / int64(c.n),
+			BytesDelta:   g.bytes,
+			RetainerPath: c.p.path(g.i),
+			CreatedFrom:  createdFrom(c.f, []int{g.i}),
+		})
+	}
+	return leaks
+}
+
+// listenerLeaks appends to leaks the event listeners, as the engine
+// counted them, whose number grew: by target and event type, created
+// where most of their new handlers were.
+func (c *comparison) listenerLeaks(leaks []wire.Leak) []wire.Leak {
+	if c.in.ListenersAfter == nil {
+		return leaks
+	}
+	count := map[string]int64{}
+	for _, l := range c.in.ListenersBefore {
+		count[l.Target+" "+l.Type]--
+	}
+	handlers := map[string][]int{}
+	byID := nodesOf(c.f, c.in.ListenersAfter)
+	for _, l := range c.in.ListenersAfter {
+		k := l.Target + " " + l.Type
+		count[k]++
+		if j, ok := byID[l.HandlerID]; ok && l.HandlerID != 0 && c.isNew(j) {
+			handlers[k] = append(handlers[k], j)
 		}
 	}
-	Sort(rep.Leaks)
-	return rep, nil
+	for name, delta := range count {
+		if !c.grows(delta) {
+			continue
+		}
+		leaks = append(leaks, wire.Leak{
+			Kind: wire.LeakEventListeners, Name: name,
+			CountDelta: delta, PerIteration: delta / int64(c.n),
+			RetainerPath: []string{},
+			CreatedFrom:  createdFrom(c.f, handlers[name]),
+		})
+	}
+	return leaks
 }
 
 // kindOrder is the order of kinds in a report.
