@@ -78,21 +78,61 @@ type legendItem struct {
 // the stack across samples (the same stack id at that depth) is one box.
 func buildFlame(in TraceInput) flame {
 	t := in.Trace
-	f := flame{Name: in.Name, NSamples: len(t.Samples)}
+	f := flame{Name: in.Name, NSamples: len(t.Samples), FramesRef: framesRef(&t)}
 	samples := slices.Clone(t.Samples)
 	sort.SliceStable(samples, func(i, j int) bool { return samples[i].Timestamp < samples[j].Timestamp })
-	frames := make([][4]any, len(t.Frames))
-	for i, fr := range t.Frames {
-		frames[i] = [4]any{fr.Name, t.url(fr), deref(fr.Line), deref(fr.Column)}
-	}
-	b, _ := json.Marshal(frames)
-	f.FramesRef = string(b)
 	if len(samples) == 0 {
 		f.Empty = true
 		f.Height = laneHeight + axisHeight
 		return f
 	}
-	// Sample spans.
+	ax := newTimeAxis(samples)
+	f.Span = ms(ax.t1 - ax.t0)
+	f.Ticks = ticks(ax.t0, ax.t1, ax.x)
+	f.lane(samples, in.Forced, ax)
+	ic := icicle{t: &t, ax: ax}
+	for _, s := range samples {
+		c := t.chain(s.StackID)
+		if len(c) == 0 {
+			f.NoStack++
+		}
+		ic.sample(c, s.Timestamp)
+	}
+	ic.closeFrom(0, ax.t1)
+	f.Boxes, f.Hidden = ic.boxes, ic.hidden
+	// Draw order: by depth, then time (stable for tests and diffs).
+	sort.SliceStable(f.Boxes, func(i, j int) bool {
+		if f.Boxes[i].Y != f.Boxes[j].Y {
+			return f.Boxes[i].Y < f.Boxes[j].Y
+		}
+		return f.Boxes[i].X < f.Boxes[j].X
+	})
+	f.Height = laneHeight + axisHeight + float64(ic.rows)*rowHeight + 4
+	f.Functions, f.MoreFns = functions(&t, samples)
+	f.Legend = legend(&t)
+	return f
+}
+
+// framesRef is the JSON of the frames for the tooltip: [[name, url,
+// line, column], ...].
+func framesRef(t *Trace) string {
+	frames := make([][4]any, len(t.Frames))
+	for i, fr := range t.Frames {
+		frames[i] = [4]any{fr.Name, t.url(fr), deref(fr.Line), deref(fr.Column)}
+	}
+	b, _ := json.Marshal(frames)
+	return string(b)
+}
+
+// A timeAxis maps a trace's time, from its first sample (t0) to the end
+// of its last (t1), onto the chart's width.
+type timeAxis struct {
+	t0, t1, scale float64
+}
+
+// newTimeAxis is the axis of samples, sorted by time and not empty: the
+// last sample lasts for the median gap between samples.
+func newTimeAxis(samples []TraceSample) timeAxis {
 	var gaps []float64
 	for i := 1; i < len(samples); i++ {
 		if g := samples[i].Timestamp - samples[i-1].Timestamp; g > 0 {
@@ -106,46 +146,29 @@ func buildFlame(in TraceInput) flame {
 	}
 	t0 := samples[0].Timestamp
 	t1 := samples[len(samples)-1].Timestamp + last
-	scale := (chartWidth - 2*edgePx) / (t1 - t0)
-	x := func(ts float64) float64 { return edgePx + (ts-t0)*scale }
-	f.Span = ms(t1 - t0)
-	f.Ticks = ticks(t0, t1, x)
+	return timeAxis{t0: t0, t1: t1, scale: (chartWidth - 2*edgePx) / (t1 - t0)}
+}
 
-	// Boxes: open[d] is the box under way at depth d.
-	type open struct {
-		stack, n int
-		startTS  float64
-	}
-	var opens []open
-	rows := 0
-	emit := func(d int, o open, endTS float64) {
-		w := x(endTS) - x(o.startTS)
-		if d >= maxRows || w < minBoxPx {
-			f.Hidden++
-			return
-		}
-		rows = max(rows, d+1)
-		fid := *t.Stacks[o.stack].FrameID
-		fr := t.Frames[fid]
-		f.Boxes = append(f.Boxes, box{
-			X: x(o.startTS), Y: laneHeight + axisHeight + float64(d)*rowHeight, W: w,
-			Frame: fid, Fill: frameColor(t.url(fr), fr.Name), Label: fit(fr.Name, w-6),
-			Ms: ms(endTS - o.startTS), Sample: strconv.Itoa(o.n),
-		})
-	}
-	var path strings.Builder
-	forced := classifyForced(samples, in.Forced)
-	for _, w := range in.Forced {
-		a, b := max(w.Start, t0), min(w.End, t1)
+// x is the chart's x of time ts.
+func (a timeAxis) x(ts float64) float64 { return edgePx + (ts-a.t0)*a.scale }
+
+// lane draws the samples lane: the forces' spans, a tick per sample, and
+// the forced samples and those that may be apart.
+func (f *flame) lane(samples []TraceSample, forced []Window, ax timeAxis) {
+	x := ax.x
+	for _, w := range forced {
+		a, b := max(w.Start, ax.t0), min(w.End, ax.t1)
 		if w.End > w.Start && b > a {
 			f.Spans = append(f.Spans, span{X: x(a), W: max(x(b)-x(a), 1)})
 		}
 	}
+	var path strings.Builder
+	kinds := classifyForced(samples, forced)
 	for i, s := range samples {
 		if s.Marker != "" {
 			f.Markers = true
 		}
-		switch forced[i] {
+		switch kinds[i] {
 		case sampleForced:
 			f.Forced = append(f.Forced, x(s.Timestamp))
 		case sampleMaybeForced:
@@ -153,54 +176,89 @@ func buildFlame(in TraceInput) flame {
 		default:
 			fmt.Fprintf(&path, "M%.1f %.0fv%.0f", x(s.Timestamp), laneHeight-16, 12.0)
 		}
-		c := t.chain(s.StackID)
-		if len(c) == 0 {
-			f.NoStack++
-		}
-		// Close the boxes this sample does not continue.
-		keep := 0
-		for keep < len(opens) && keep < len(c) && opens[keep].stack == c[keep] {
-			keep++
-		}
-		for d := len(opens) - 1; d >= keep; d-- {
-			emit(d, opens[d], s.Timestamp)
-		}
-		opens = opens[:keep]
-		for d := range opens {
-			opens[d].n++
-		}
-		for d := keep; d < len(c); d++ {
-			opens = append(opens, open{stack: c[d], startTS: s.Timestamp, n: 1})
-		}
 	}
-	for d := len(opens) - 1; d >= 0; d-- {
-		emit(d, opens[d], t1)
-	}
-	// Draw order: by depth, then time (stable for tests and diffs).
-	sort.SliceStable(f.Boxes, func(i, j int) bool {
-		if f.Boxes[i].Y != f.Boxes[j].Y {
-			return f.Boxes[i].Y < f.Boxes[j].Y
-		}
-		return f.Boxes[i].X < f.Boxes[j].X
-	})
 	f.Samples = path.String()
 	f.NForced = len(f.Forced)
-	f.NForces = len(in.Forced)
-	f.Height = laneHeight + axisHeight + float64(rows)*rowHeight + 4
-	f.Functions, f.MoreFns = functions(&t, samples)
+	f.NForces = len(forced)
+}
+
+// An icicle lays out a flame chart's boxes, sample by sample.
+type icicle struct {
+	t      *Trace
+	ax     timeAxis
+	opens  []openBox // opens[d] is the box under way at depth d
+	boxes  []box
+	rows   int // depth of the deepest box drawn, plus one
+	hidden int // boxes too narrow or deep to draw
+}
+
+// An openBox is a box under way: its stack id, the number of samples it
+// has lasted and when it began.
+type openBox struct {
+	stack, n int
+	startTS  float64
+}
+
+// sample takes the sample at ts, whose stack is chain c: it closes the
+// boxes the sample does not continue, and opens those it begins.
+func (ic *icicle) sample(c []int, ts float64) {
+	keep := 0
+	for keep < len(ic.opens) && keep < len(c) && ic.opens[keep].stack == c[keep] {
+		keep++
+	}
+	ic.closeFrom(keep, ts)
+	for d := range ic.opens {
+		ic.opens[d].n++
+	}
+	for d := keep; d < len(c); d++ {
+		ic.opens = append(ic.opens, openBox{stack: c[d], startTS: ts, n: 1})
+	}
+}
+
+// closeFrom closes the open boxes at depth keep and below at endTS, the
+// deepest first.
+func (ic *icicle) closeFrom(keep int, endTS float64) {
+	for d := len(ic.opens) - 1; d >= keep; d-- {
+		ic.emit(d, ic.opens[d], endTS)
+	}
+	ic.opens = ic.opens[:keep]
+}
+
+// emit draws box o, at depth d, ending at endTS, unless it is too narrow
+// or too deep.
+func (ic *icicle) emit(d int, o openBox, endTS float64) {
+	x := ic.ax.x
+	w := x(endTS) - x(o.startTS)
+	if d >= maxRows || w < minBoxPx {
+		ic.hidden++
+		return
+	}
+	ic.rows = max(ic.rows, d+1)
+	fid := *ic.t.Stacks[o.stack].FrameID
+	fr := ic.t.Frames[fid]
+	ic.boxes = append(ic.boxes, box{
+		X: x(o.startTS), Y: laneHeight + axisHeight + float64(d)*rowHeight, W: w,
+		Frame: fid, Fill: frameColor(ic.t.url(fr), fr.Name), Label: fit(fr.Name, w-6),
+		Ms: ms(endTS - o.startTS), Sample: strconv.Itoa(o.n),
+	})
+}
+
+// legend is the colours of the first 8 scripts of the trace's frames.
+func legend(t *Trace) []legendItem {
+	var items []legendItem
 	seen := map[string]bool{}
 	for _, fr := range t.Frames {
 		u := t.url(fr)
-		if !seen[u] && len(f.Legend) < 8 {
+		if !seen[u] && len(items) < 8 {
 			seen[u] = true
 			label := u
 			if label == "" {
 				label = "(no script: native or builtin)"
 			}
-			f.Legend = append(f.Legend, legendItem{Fill: frameColor(u, ""), Label: label})
+			items = append(items, legendItem{Fill: frameColor(u, ""), Label: label})
 		}
 	}
-	return f
+	return items
 }
 
 const (
