@@ -137,43 +137,15 @@ func readTag(s string) (name string, attrs map[string]string, rest string) {
 	}
 	name = strings.ToLower(s[:i])
 	attrs = map[string]string{}
-	for i < len(s) {
+	for {
 		for i < len(s) && (isSpace(s[i]) || s[i] == '/') {
 			i++
 		}
 		if i >= len(s) || s[i] == '>' {
 			break
 		}
-		start := i
-		for i < len(s) && !isSpace(s[i]) && s[i] != '=' && s[i] != '>' && s[i] != '/' {
-			i++
-		}
-		key := strings.ToLower(s[start:i])
-		for i < len(s) && isSpace(s[i]) {
-			i++
-		}
-		value := ""
-		if i < len(s) && s[i] == '=' {
-			i++
-			for i < len(s) && isSpace(s[i]) {
-				i++
-			}
-			if i < len(s) && (s[i] == '"' || s[i] == '\'') {
-				q := s[i]
-				end := strings.IndexByte(s[i+1:], q)
-				if end < 0 {
-					end = len(s) - i - 1
-				}
-				value = s[i+1 : i+1+end]
-				i = min(i+1+end+1, len(s))
-			} else {
-				start := i
-				for i < len(s) && !isSpace(s[i]) && s[i] != '>' {
-					i++
-				}
-				value = s[start:i]
-			}
-		}
+		var key, value string
+		key, value, i = readAttr(s, i)
 		if _, dup := attrs[key]; !dup && key != "" {
 			attrs[key] = html.UnescapeString(value)
 		}
@@ -182,6 +154,50 @@ func readTag(s string) (name string, attrs map[string]string, rest string) {
 		i++ // '>'
 	}
 	return name, attrs, s[i:]
+}
+
+// readAttr reads the attribute at s[i] (key, key=value, key="value" or
+// key='value'): its lower-cased key, its value as written, and where it
+// ends.
+func readAttr(s string, i int) (key, value string, end int) {
+	start := i
+	for i < len(s) && !isSpace(s[i]) && s[i] != '=' && s[i] != '>' && s[i] != '/' {
+		i++
+	}
+	key = strings.ToLower(s[start:i])
+	i = skipSpaces(s, i)
+	if i < len(s) && s[i] == '=' {
+		value, i = readAttrValue(s, skipSpaces(s, i+1))
+	}
+	return key, value, i
+}
+
+// readAttrValue reads the attribute value at s[i], quoted or not, and
+// returns it and where it ends. A quote that is not closed runs to the
+// end of s.
+func readAttrValue(s string, i int) (string, int) {
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		q := s[i]
+		end := strings.IndexByte(s[i+1:], q)
+		if end < 0 {
+			end = len(s) - i - 1
+		}
+		return s[i+1 : i+1+end], min(i+1+end+1, len(s))
+	}
+	start := i
+	for i < len(s) && !isSpace(s[i]) && s[i] != '>' {
+		i++
+	}
+	return s[start:i], i
+}
+
+// skipSpaces returns the index of the first byte at or after s[i] that is
+// not a space.
+func skipSpaces(s string, i int) int {
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	return i
 }
 
 // skipRawText skips past the closing tag of a raw-text element.

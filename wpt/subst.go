@@ -199,93 +199,136 @@ func (s *substituter) lookup(name string, rest []token) (string, error) {
 	if v, ok := s.vars[name]; ok {
 		return v, want(name, rest, 0)
 	}
-	switch name {
-	case "host":
-		return s.site.hosts[""][""], want(name, rest, 0)
-	case "url_base":
-		return "/", want(name, rest, 0)
-	case "domains", "hosts":
-		keys, err := indexes(name, rest, map[string]int{"domains": 1, "hosts": 2}[name])
-		if err != nil {
-			return "", err
-		}
-		if name == "domains" {
-			keys = append([]string{""}, keys...)
-		}
-		sub, ok := s.site.hosts[keys[0]]
-		if !ok {
-			return "", fmt.Errorf("no host %q", keys[0])
-		}
-		h, ok := sub[keys[1]]
-		if !ok {
-			return "", fmt.Errorf("no subdomain %q", keys[1])
-		}
-		return h, nil
-	case "ports":
-		keys, err := indexes(name, rest, 2)
-		if err != nil {
-			return "", err
-		}
-		ports, ok := s.site.ports[keys[0]]
-		if !ok {
-			return "", fmt.Errorf("no %q ports (server not started, or scheme unsupported)", keys[0])
-		}
-		i, err := strconv.Atoi(keys[1])
-		if err != nil || i < 0 || i >= len(ports) {
-			return "", fmt.Errorf("no %s port %q (a second port needs Options.SecondPort)", keys[0], keys[1])
-		}
-		return strconv.Itoa(ports[i]), nil
-	case "location":
-		keys, err := indexes(name, rest, 1)
-		if err != nil {
-			return "", err
-		}
-		v, ok := location(s.r)[keys[0]]
-		if !ok {
-			return "", fmt.Errorf("no location part %q", keys[0])
-		}
-		return v, nil
-	case "headers":
-		keys, err := indexes(name, rest, 1)
-		if err != nil {
-			return "", err
-		}
-		vs := s.r.Header.Values(keys[0])
-		if len(vs) == 0 {
-			return "", fmt.Errorf("no request header %q", keys[0])
-		}
-		return strings.Join(vs, ", "), nil
-	case "GET":
-		keys, err := indexes(name, rest, 1)
-		if err != nil {
-			return "", err
-		}
-		if vs := parseQuery(s.r.URL.RawQuery, true)[keys[0]]; len(vs) > 0 {
-			return vs[0], nil
-		}
-		return "", nil
-	case "uuid":
-		if _, err := call(name, rest, 0); err != nil {
-			return "", err
-		}
-		return newUUID(), nil
-	case "header_or_default":
-		args, err := call(name, rest, 2)
-		if err != nil {
-			return "", err
-		}
-		if vs := s.r.Header.Values(args[0]); len(vs) > 0 {
-			return strings.Join(vs, ", "), nil
-		}
-		return args[1], nil
-	case "file_hash":
-		args, err := call(name, rest, 2)
-		if err != nil {
-			return "", err
-		}
-		return s.fileHash(args[0], args[1])
+	if resolve, ok := resolvers[name]; ok {
+		return resolve(s, name, rest)
 	}
 	return "", fmt.Errorf("undefined template variable %q", name)
+}
+
+// resolvers resolve wptserve's template names, each with its index or
+// argument tokens.
+var resolvers = map[string]func(s *substituter, name string, rest []token) (string, error){
+	"host":              (*substituter).host,
+	"url_base":          func(_ *substituter, name string, rest []token) (string, error) { return "/", want(name, rest, 0) },
+	"domains":           (*substituter).domain,
+	"hosts":             (*substituter).domain,
+	"ports":             (*substituter).port,
+	"location":          (*substituter).locationPart,
+	"headers":           (*substituter).header,
+	"GET":               (*substituter).query,
+	"uuid":              (*substituter).uuid,
+	"header_or_default": (*substituter).headerOrDefault,
+	"file_hash":         (*substituter).fileHashCall,
+}
+
+// host is {{host}}, the main host name.
+func (s *substituter) host(name string, rest []token) (string, error) {
+	return s.site.hosts[""][""], want(name, rest, 0)
+}
+
+// domain is {{domains[sub]}} or {{hosts[host][sub]}}: a host name, by
+// host key ("" or "alt"; domains' is "") and subdomain.
+func (s *substituter) domain(name string, rest []token) (string, error) {
+	keys, err := indexes(name, rest, map[string]int{"domains": 1, "hosts": 2}[name])
+	if err != nil {
+		return "", err
+	}
+	if name == "domains" {
+		keys = append([]string{""}, keys...)
+	}
+	sub, ok := s.site.hosts[keys[0]]
+	if !ok {
+		return "", fmt.Errorf("no host %q", keys[0])
+	}
+	h, ok := sub[keys[1]]
+	if !ok {
+		return "", fmt.Errorf("no subdomain %q", keys[1])
+	}
+	return h, nil
+}
+
+// port is {{ports[scheme][i]}}.
+func (s *substituter) port(name string, rest []token) (string, error) {
+	keys, err := indexes(name, rest, 2)
+	if err != nil {
+		return "", err
+	}
+	ports, ok := s.site.ports[keys[0]]
+	if !ok {
+		return "", fmt.Errorf("no %q ports (server not started, or scheme unsupported)", keys[0])
+	}
+	i, err := strconv.Atoi(keys[1])
+	if err != nil || i < 0 || i >= len(ports) {
+		return "", fmt.Errorf("no %s port %q (a second port needs Options.SecondPort)", keys[0], keys[1])
+	}
+	return strconv.Itoa(ports[i]), nil
+}
+
+// locationPart is {{location[part]}}, a part of the request's URL.
+func (s *substituter) locationPart(name string, rest []token) (string, error) {
+	keys, err := indexes(name, rest, 1)
+	if err != nil {
+		return "", err
+	}
+	v, ok := location(s.r)[keys[0]]
+	if !ok {
+		return "", fmt.Errorf("no location part %q", keys[0])
+	}
+	return v, nil
+}
+
+// header is {{headers[name]}}, a request header's values.
+func (s *substituter) header(name string, rest []token) (string, error) {
+	keys, err := indexes(name, rest, 1)
+	if err != nil {
+		return "", err
+	}
+	vs := s.r.Header.Values(keys[0])
+	if len(vs) == 0 {
+		return "", fmt.Errorf("no request header %q", keys[0])
+	}
+	return strings.Join(vs, ", "), nil
+}
+
+// query is {{GET[name]}}, a query parameter's first value, or "".
+func (s *substituter) query(name string, rest []token) (string, error) {
+	keys, err := indexes(name, rest, 1)
+	if err != nil {
+		return "", err
+	}
+	if vs := parseQuery(s.r.URL.RawQuery, true)[keys[0]]; len(vs) > 0 {
+		return vs[0], nil
+	}
+	return "", nil
+}
+
+// uuid is {{uuid()}}, a new random UUID.
+func (s *substituter) uuid(name string, rest []token) (string, error) {
+	if _, err := call(name, rest, 0); err != nil {
+		return "", err
+	}
+	return newUUID(), nil
+}
+
+// headerOrDefault is {{header_or_default(name, default)}}.
+func (s *substituter) headerOrDefault(name string, rest []token) (string, error) {
+	args, err := call(name, rest, 2)
+	if err != nil {
+		return "", err
+	}
+	if vs := s.r.Header.Values(args[0]); len(vs) > 0 {
+		return strings.Join(vs, ", "), nil
+	}
+	return args[1], nil
+}
+
+// fileHashCall is {{file_hash(algorithm, path)}}.
+func (s *substituter) fileHashCall(name string, rest []token) (string, error) {
+	args, err := call(name, rest, 2)
+	if err != nil {
+		return "", err
+	}
+	return s.fileHash(args[0], args[1])
 }
 
 // want checks that name is used with exactly n [index] tokens.

@@ -60,80 +60,107 @@ func reportCmd(args []string) error {
 	if *forced != "" && kind != "trace" {
 		return usageErr("--forced is for traces")
 	}
-	var p report.Page
-	p.Title = *title
-	switch kind {
-	case "trace":
-		if len(files) == 0 {
-			return usageErr("no trace file")
-		}
-		extra, err := report.ParseWindows(*forced)
-		if err != nil {
-			return err
-		}
-		var in []report.TraceInput
-		for _, f := range files {
-			data, err := readInput(f)
-			if err != nil {
-				return err
-			}
-			t, ws, err := report.ParseTrace(data)
-			if err != nil {
-				return fmt.Errorf("%s: %w", f, err)
-			}
-			in = append(in, report.TraceInput{Name: f, Trace: t, Forced: append(ws, extra...)})
-		}
-		p.AddTraces(in...)
-		defaultTitle(&p, "JS Self-Profiling trace", files)
-	case "census":
-		if len(files) == 0 {
-			return usageErr("no census file")
-		}
-		for _, f := range files {
-			cs, err := readCensus(f)
-			if err != nil {
-				return err
-			}
-			p.AddCensus(f, cs...)
-		}
-		defaultTitle(&p, "Census", files)
-	case "census-diff":
-		if len(files) != 2 {
-			return usageErr("want BEFORE.json AFTER.json")
-		}
-		var roots [2]*report.CensusNode
-		for i, f := range files {
-			cs, err := readCensus(f)
-			if err != nil {
-				return err
-			}
-			if len(cs) != 1 {
-				return fmt.Errorf("%s: %d censuses (targets \"all\"): census-diff compares one with one", f, len(cs))
-			}
-			roots[i] = cs[0].Root
-		}
-		p.AddCensusDiff(files[0]+" → "+files[1], roots[0], roots[1])
-		if p.Title == "" {
-			p.Title = "What grew: census diff"
-		}
-	case "leaks":
-		if len(files) != 1 {
-			return usageErr("want one LEAKS.json")
-		}
-		data, err := readInput(files[0])
-		if err != nil {
-			return err
-		}
-		rs, err := report.ParseLeaks(data)
-		if err != nil {
-			return fmt.Errorf("%s: %w", files[0], err)
-		}
-		p.AddLeaks(files[0], rs...)
-		defaultTitle(&p, "Leak check", files)
-	default:
+	k, ok := reportKinds[kind]
+	if !ok {
 		return usageErr(fmt.Sprintf("unknown kind %q (trace, census, census-diff or leaks)", kind))
 	}
+	if !k.takes(len(files)) {
+		return usageErr(k.filesUsage)
+	}
+	var p report.Page
+	p.Title = *title
+	if err := k.add(&p, files, *forced); err != nil {
+		return err
+	}
 	return writeReport(*out, &p)
+}
+
+// A reportKind is a KIND of wdext report: how many files it takes (what
+// to say when they do not fit), and how it adds them to the page.
+type reportKind struct {
+	takes      func(files int) bool
+	filesUsage string
+	add        func(p *report.Page, files []string, forced string) error
+}
+
+var reportKinds = map[string]reportKind{
+	"trace":       {func(n int) bool { return n > 0 }, "no trace file", addTraces},
+	"census":      {func(n int) bool { return n > 0 }, "no census file", addCensuses},
+	"census-diff": {func(n int) bool { return n == 2 }, "want BEFORE.json AFTER.json", addCensusDiff},
+	"leaks":       {func(n int) bool { return n == 1 }, "want one LEAKS.json", addLeaks},
+}
+
+// addTraces adds flame charts of the trace files, with the forced
+// samples each file says were taken and those --forced lists.
+func addTraces(p *report.Page, files []string, forced string) error {
+	extra, err := report.ParseWindows(forced)
+	if err != nil {
+		return err
+	}
+	var in []report.TraceInput
+	for _, f := range files {
+		data, err := readInput(f)
+		if err != nil {
+			return err
+		}
+		t, ws, err := report.ParseTrace(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		in = append(in, report.TraceInput{Name: f, Trace: t, Forced: append(ws, extra...)})
+	}
+	p.AddTraces(in...)
+	defaultTitle(p, "JS Self-Profiling trace", files)
+	return nil
+}
+
+// addCensuses adds treemaps of the census files.
+func addCensuses(p *report.Page, files []string, _ string) error {
+	for _, f := range files {
+		cs, err := readCensus(f)
+		if err != nil {
+			return err
+		}
+		p.AddCensus(f, cs...)
+	}
+	defaultTitle(p, "Census", files)
+	return nil
+}
+
+// addCensusDiff adds what grew from the census of files[0] to that of
+// files[1], each a census of one target.
+func addCensusDiff(p *report.Page, files []string, _ string) error {
+	var roots [2]*report.CensusNode
+	for i, f := range files {
+		cs, err := readCensus(f)
+		if err != nil {
+			return err
+		}
+		if len(cs) != 1 {
+			return fmt.Errorf("%s: %d censuses (targets \"all\"): census-diff compares one with one", f, len(cs))
+		}
+		roots[i] = cs[0].Root
+	}
+	p.AddCensusDiff(files[0]+" → "+files[1], roots[0], roots[1])
+	if p.Title == "" {
+		p.Title = "What grew: census diff"
+	}
+	return nil
+}
+
+// addLeaks adds the leak verdict of files[0].
+func addLeaks(p *report.Page, files []string, _ string) error {
+	data, err := readInput(files[0])
+	if err != nil {
+		return err
+	}
+	rs, err := report.ParseLeaks(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", files[0], err)
+	}
+	p.AddLeaks(files[0], rs...)
+	defaultTitle(p, "Leak check", files)
+	return nil
 }
 
 func defaultTitle(p *report.Page, what string, files []string) {

@@ -74,85 +74,122 @@ var edgeTypes = []string{"context", "element", "property", "internal", "hidden",
 // WriteTo writes the graph as a V8 heap snapshot with trace_node_id and
 // detachedness fields.
 func (g *Graph) WriteTo(w io.Writer) (int64, error) {
-	var strs []string
-	sid := map[string]int{}
-	str := func(s string) int {
-		if i, ok := sid[s]; ok {
-			return i
-		}
-		sid[s] = len(strs)
-		strs = append(strs, s)
-		return len(strs) - 1
+	gw := &graphWriter{sid: map[string]int{}}
+	gw.header(g)
+	if err := gw.nodes(g); err != nil {
+		return 0, err
 	}
-	index := func(list []string, s string) (int, error) {
-		i := slices.Index(list, s)
-		if i < 0 {
-			return 0, fmt.Errorf("heapsnapshottest: unknown type %q", s)
-		}
-		return i, nil
+	if err := gw.edges(g); err != nil {
+		return 0, err
 	}
-	const nf = 7
-	var b strings.Builder
-	nodeCount, edgeCount := len(g.nodes), 0
-	for _, n := range g.nodes {
-		edgeCount += len(n.edges)
-	}
-	types, _ := json.Marshal(nodeTypes)
-	fmt.Fprintf(&b, `{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count","trace_node_id","detachedness"],`+
-		`"node_types":[%s,"string","number","number","number","number","number"],`+
-		`"edge_fields":["type","name_or_index","to_node"],"edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"],`+
-		`"trace_function_info_fields":["function_id","name","script_name","script_id","line","column"],`+
-		`"trace_node_fields":["id","function_info_index","count","size","children"]},`+
-		`"node_count":%d,"edge_count":%d,"trace_function_count":%d},`+"\n"+`"nodes":[`, types, nodeCount, edgeCount, len(g.traces))
-	for i, n := range g.nodes {
-		t, err := index(nodeTypes, n.typ)
-		if err != nil {
-			return 0, err
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%d,%d,%d,%d,%d,%d,%d\n", t, str(n.name), n.id, n.size, len(n.edges), n.trace, n.detachedness)
-	}
-	b.WriteString("],\n\"edges\":[")
-	first := true
-	for _, n := range g.nodes {
-		for _, e := range n.edges {
-			t, err := index(edgeTypes, e.typ)
-			if err != nil {
-				return 0, err
-			}
-			name := e.index
-			if e.index < 0 {
-				name = str(e.name)
-			}
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			fmt.Fprintf(&b, "%d,%d,%d\n", t, name, e.to*nf)
-		}
-	}
+	b := &gw.b
 	b.WriteString("],\n\"trace_function_infos\":[")
 	for i, t := range g.traces {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, "%d,%d,%d,%d,%d,%d\n", i, str(t.fn), str(t.script), 1, t.line, t.column)
+		fmt.Fprintf(b, "%d,%d,%d,%d,%d,%d\n", i, gw.str(t.fn), gw.str(t.script), 1, t.line, t.column)
 	}
 	b.WriteString("],\n\"trace_tree\":[")
-	g.writeTraces(&b, 0)
+	g.writeTraces(b, 0)
 	b.WriteString("],\n\"samples\":[],\n\"locations\":[],\n\"strings\":[")
-	for i, s := range strs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		q, _ := json.Marshal(s)
-		b.Write(q)
-	}
+	gw.strings()
 	b.WriteString("]}\n")
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err
+}
+
+// graphWriter is the state of WriteTo: the snapshot so far, and its
+// string table.
+type graphWriter struct {
+	b    strings.Builder
+	strs []string
+	sid  map[string]int
+}
+
+// graphNodeFields is the number of node_fields WriteTo writes.
+const graphNodeFields = 7
+
+// str returns s's index in the string table, adding it if new.
+func (gw *graphWriter) str(s string) int {
+	if i, ok := gw.sid[s]; ok {
+		return i
+	}
+	gw.sid[s] = len(gw.strs)
+	gw.strs = append(gw.strs, s)
+	return len(gw.strs) - 1
+}
+
+// typeIndex returns the index of type s in list.
+func typeIndex(list []string, s string) (int, error) {
+	i := slices.Index(list, s)
+	if i < 0 {
+		return 0, fmt.Errorf("heapsnapshottest: unknown type %q", s)
+	}
+	return i, nil
+}
+
+// header writes the "snapshot" header and opens "nodes".
+func (gw *graphWriter) header(g *Graph) {
+	nodeCount, edgeCount := len(g.nodes), 0
+	for _, n := range g.nodes {
+		edgeCount += len(n.edges)
+	}
+	types, _ := json.Marshal(nodeTypes)
+	fmt.Fprintf(&gw.b, `{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count","trace_node_id","detachedness"],`+
+		`"node_types":[%s,"string","number","number","number","number","number"],`+
+		`"edge_fields":["type","name_or_index","to_node"],"edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"],`+
+		`"trace_function_info_fields":["function_id","name","script_name","script_id","line","column"],`+
+		`"trace_node_fields":["id","function_info_index","count","size","children"]},`+
+		`"node_count":%d,"edge_count":%d,"trace_function_count":%d},`+"\n"+`"nodes":[`, types, nodeCount, edgeCount, len(g.traces))
+}
+
+func (gw *graphWriter) nodes(g *Graph) error {
+	for i, n := range g.nodes {
+		t, err := typeIndex(nodeTypes, n.typ)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			gw.b.WriteByte(',')
+		}
+		fmt.Fprintf(&gw.b, "%d,%d,%d,%d,%d,%d,%d\n", t, gw.str(n.name), n.id, n.size, len(n.edges), n.trace, n.detachedness)
+	}
+	return nil
+}
+
+func (gw *graphWriter) edges(g *Graph) error {
+	gw.b.WriteString("],\n\"edges\":[")
+	first := true
+	for _, n := range g.nodes {
+		for _, e := range n.edges {
+			t, err := typeIndex(edgeTypes, e.typ)
+			if err != nil {
+				return err
+			}
+			name := e.index
+			if e.index < 0 {
+				name = gw.str(e.name)
+			}
+			if !first {
+				gw.b.WriteByte(',')
+			}
+			first = false
+			fmt.Fprintf(&gw.b, "%d,%d,%d\n", t, name, e.to*graphNodeFields)
+		}
+	}
+	return nil
+}
+
+// strings writes the string table's entries.
+func (gw *graphWriter) strings() {
+	for i, s := range gw.strs {
+		if i > 0 {
+			gw.b.WriteByte(',')
+		}
+		q, _ := json.Marshal(s)
+		gw.b.Write(q)
+	}
 }
 
 // writeTraces writes the trace nodes under parent, recursively.
