@@ -9,6 +9,7 @@ import (
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/debugger"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -133,54 +134,16 @@ func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) (err error)
 			w.stop()
 			return
 		}
-		h.w = w
-		if h.held {
-			// Pauses are skipped again from the resume on: set now, off
-			// the force's path, and waited for before the resume.
-			h.skipping = make(chan struct{})
-			go func() { // owned by the hold: waited for by releaseAll
-				defer close(h.skipping)
-				h.skipped = w.quick(func(ctx context.Context) error {
-					_, err := cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
-					return err
-				}) == nil
-			}()
-		}
+		h.keep(w)
 	}()
-	if d.releasing != nil {
-		// A previous force's release of this isolate is under way.
-		if err := w.quick(func(ctx context.Context) error {
-			select {
-			case <-d.releasing:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}); err != nil {
-			return err
-		}
+	if err := awaitRelease(w, d); err != nil {
+		return err
 	}
 	paused, stop := s.Subscribe(debugger.Paused.Method)
 	defer stop()
 	if !d.enabled {
-		d.enabled = true
-		if err := w.quick(func(ctx context.Context) error {
-			_, err := cdproto.Call(ctx, s, debugger.Enable, debugger.EnableParams{})
+		if held, err := h.enable(w, paused); held || err != nil {
 			return err
-		}); err != nil {
-			return err
-		}
-		// The debugger reports a pause already under way (another
-		// client's breakpoint) as it is enabled: the page runs no task
-		// then either.
-		select {
-		case <-paused:
-			h.held = true
-			if d.world != 0 && d.worldIsolate == h.is.id {
-				return nil
-			}
-			return w.quick(func(ctx context.Context) error { return d.createWorld(ctx, s, h.is) })
-		default:
 		}
 	}
 	// Pauses are skipped between forces (the page's own debugger
@@ -190,20 +153,92 @@ func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) (err error)
 	// (a document that replaced it makes the evaluation fail, and the
 	// world is made anew); the isolate's id tells a new process.
 	cached := d.world != 0 && d.worldIsolate == h.is.id
-	if err := w.quick(func(ctx context.Context) error {
-		skip := make(chan error, 1)
-		go func() { // owned here: waited for below
-			_, err := cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: false})
-			skip <- err
-		}()
-		var err error
-		if !cached {
-			err = d.createWorld(ctx, s, h.is)
-		}
-		return errors.Join(err, <-skip)
-	}); err != nil {
+	if err := w.quick(func(ctx context.Context) error { return h.unskip(ctx, cached) }); err != nil {
 		return err
 	}
+	return h.pauseIn(ctx, w, paused, cached)
+}
+
+// keep keeps the watch on a hold paused; when the isolate is held, pauses
+// are skipped again from the resume on: set now, off the force's path,
+// and waited for before the resume.
+func (h *hold) keep(w *watch) {
+	h.w = w
+	if !h.held {
+		return
+	}
+	s := h.is.session
+	h.skipping = make(chan struct{})
+	go func() { // owned by the hold: waited for by releaseAll
+		defer close(h.skipping)
+		h.skipped = w.quick(func(ctx context.Context) error {
+			_, err := cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
+			return err
+		}) == nil
+	}()
+}
+
+// awaitRelease waits for a previous force's release of the isolate, if
+// one is under way.
+func awaitRelease(w *watch, d *sessionDebugger) error {
+	if d.releasing == nil {
+		return nil
+	}
+	return w.quick(func(ctx context.Context) error {
+		select {
+		case <-d.releasing:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+}
+
+// enable turns the isolate's debugger on. The debugger reports a pause
+// already under way (another client's breakpoint) as it is enabled: the
+// page runs no task then either, and the isolate is held (held true).
+func (h *hold) enable(w *watch, paused <-chan jsonv2.Value) (held bool, err error) {
+	s, d := h.is.session, h.dbg
+	d.enabled = true
+	if err := w.quick(func(ctx context.Context) error {
+		_, err := cdproto.Call(ctx, s, debugger.Enable, debugger.EnableParams{})
+		return err
+	}); err != nil {
+		return false, err
+	}
+	select {
+	case <-paused:
+		h.held = true
+		if d.world != 0 && d.worldIsolate == h.is.id {
+			return true, nil
+		}
+		return true, w.quick(func(ctx context.Context) error { return d.createWorld(ctx, s, h.is) })
+	default:
+		return false, nil
+	}
+}
+
+// unskip stops skipping pauses and, unless cached, makes the isolated
+// world, both at once.
+func (h *hold) unskip(ctx context.Context, cached bool) error {
+	s, d := h.is.session, h.dbg
+	skip := make(chan error, 1)
+	go func() { // owned here: waited for below
+		_, err := cdproto.Call(ctx, s, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: false})
+		skip <- err
+	}()
+	var err error
+	if !cached {
+		err = d.createWorld(ctx, s, h.is)
+	}
+	return errors.Join(err, <-skip)
+}
+
+// pauseIn evaluates the debugger statement in the isolated world and
+// waits for the pause; a world cached from a document since replaced is
+// made anew, and the statement evaluated again.
+func (h *hold) pauseIn(ctx context.Context, w *watch, paused <-chan jsonv2.Value, cached bool) error {
+	s, d := h.is.session, h.dbg
 	h.resumed = make(chan error, 1)
 	h.ours = true
 	evaluate := func() {
@@ -234,13 +269,7 @@ func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) (err error)
 				continue
 			}
 			h.ours = false
-			if err == nil {
-				err = errors.New("its debugger statement did not pause (is another debugger holding it?)")
-			}
-			if f := w.fateErr(); f != nil {
-				return f
-			}
-			return fmt.Errorf("the %s did not pause in the debugger: %w", w.what(), err)
+			return w.notPaused(err)
 		case <-timer.C:
 			return w.diagnose()
 		case <-w.ctx.Done():
@@ -250,6 +279,18 @@ func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) (err error)
 			return w.ctx.Err()
 		}
 	}
+}
+
+// notPaused is the error of a debugger statement that answered (err, nil
+// if it ran through) instead of pausing.
+func (w *watch) notPaused(err error) error {
+	if err == nil {
+		err = errors.New("its debugger statement did not pause (is another debugger holding it?)")
+	}
+	if f := w.fateErr(); f != nil {
+		return f
+	}
+	return fmt.Errorf("the %s did not pause in the debugger: %w", w.what(), err)
 }
 
 // createWorld makes the force's isolated world in the target's document.
