@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -20,45 +18,6 @@ import (
 // triggerLabel is the console.timeStamp label of the trigger run through
 // a target: the trace tells each isolate's sample apart by it.
 func triggerLabel(t target.ID) string { return "wdext forcesample " + string(t) }
-
-// ForceReport is what one force on Chromium did, read from the trace of
-// its armed window: for tests and diagnostics (ObserveForces).
-type ForceReport struct {
-	// Isolates is the number of V8 isolates sampled (one trigger each).
-	Isolates int
-	// Took is the whole force: Found, then Warm, then Held.
-	Took time.Duration
-	// Found is how long finding the isolates took, Warm the warm-up trace
-	// (next to nothing when none was needed).
-	Found, Warm time.Duration
-	// Window is how long the browser traced: Tracing.start sent to
-	// tracingComplete received.
-	Window time.Duration
-	// Held is how long the isolates' main threads were paused.
-	Held time.Duration
-	// Samples is the number of triggers the trace shows. A paused
-	// thread's last events may be missing from the trace (they are
-	// sampled all the same), so it may be below Isolates.
-	Samples int
-	// Strays are the other sampling events the trace shows on the main
-	// threads of the sampled isolates ("FunctionCall tick
-	// http://…/page.js"): samples that were not the force's.
-	Strays []string
-	// Verified is false when the trace was not read whole (data loss, a
-	// flush that outlasted the command).
-	Verified bool
-	// Err is the force's error, if it failed.
-	Err error
-}
-
-var forceObserver atomic.Pointer[func(ForceReport)]
-
-// ObserveForces calls f with the report of every force on Chromium (of
-// every session) until stop is called. One observer at a time.
-func ObserveForces(f func(ForceReport)) (stop func()) {
-	forceObserver.Store(&f)
-	return func() { forceObserver.CompareAndSwap(&f, nil) }
-}
 
 // ForceSample forces a sample in every isolate of the browser.
 func (e *Engine) ForceSample(ctx context.Context) (err error) {
@@ -85,8 +44,9 @@ func forcesOf(b *cdp.Browser) chan struct{} {
 // pause and the browser's Tracing.start, so it is found, and named,
 // before either is asked for. While an isolate is paused its pages run
 // no task, so nothing but the trigger calls into V8 there while tracing
-// is on.
-func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) (err error) {
+// is on. The trace of the armed window is not read: nothing in it is
+// needed (the tests read it, through package forcetrace).
+func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
 	turn := forcesOf(b)
 	select {
 	case turn <- struct{}{}:
@@ -94,75 +54,32 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) (err error) {
 		return fmt.Errorf("waiting for the session's previous force: %w", ctx.Err())
 	}
 	defer func() { <-turn }()
-	began := time.Now()
-	rep := ForceReport{}
-	report := func(err error) error {
-		rep.Took, rep.Err = time.Since(began), err
-		if f := forceObserver.Load(); f != nil {
-			(*f)(rep)
-		}
-		return err
-	}
 	targets, err := b.Targets(ctx, "page", "iframe")
 	if err != nil {
-		return report(err)
+		return err
 	}
 	// One trigger per isolate: a second one in the same isolate (a
 	// same-process window, say) would sample its profilers twice.
 	isolates, err := e.isolateSessions(ctx, b, targets)
-	rep.Found, rep.Isolates = time.Since(began), len(isolates)
 	if err != nil {
-		return report(err)
+		return err
 	}
-	warm := time.Now()
 	if err := e.warmUp(ctx, b, targets, isolates); err != nil {
-		rep.Warm = time.Since(warm)
-		return report(err)
+		return err
 	}
-	rep.Warm = time.Since(warm)
-	held := time.Now()
 	holds, err := e.holdAll(ctx, b, isolates)
-	var releaseOnce sync.Once
-	release := func() {
-		releaseOnce.Do(func() {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			releaseAll(rctx, b, holds)
-			rep.Held = time.Since(held)
-		})
-	}
 	defer func() {
 		// Always resume, even after a failure or cancellation: a page
-		// left paused would never run again.
-		release()
-		report(err)
+		// left paused would never run again. Once sampleOnce is done,
+		// the category is off in every renderer.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		releaseAll(rctx, b, holds)
 	}()
 	if err != nil {
 		return err
 	}
-	st, err := e.sampleOnce(ctx, b, targets, holds)
-	if err != nil || st == nil {
-		return err
-	}
-	// The category is off in every renderer: the isolates resume while
-	// the trace is read.
-	read := make(chan *windowTrace, 1)
-	go func() { // owned here: waited for below
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		read <- st.read(rctx)
-	}()
-	release()
-	tr := <-read
-	rep.Window, rep.Verified = tr.took, tr.verified
-	for _, h := range holds {
-		if th, ok := tr.hits[h.label]; ok {
-			rep.Samples++
-			rep.Strays = append(rep.Strays, tr.sampling[th]...)
-		}
-	}
-	sort.Strings(rep.Strays)
-	return nil
+	return e.sampleOnce(ctx, b, targets, holds)
 }
 
 // warmCategories are what a warm-up traces: a category no event has.
@@ -193,21 +110,19 @@ func (e *Engine) warmUp(ctx context.Context, b *cdp.Browser, targets []*target.I
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	st, err := a.disarm(dctx)
-	if err != nil {
+	if err := a.disarm(dctx); err != nil {
 		return err
 	}
-	st.discard() // nothing to read
 	*warm = ids
 	return nil
 }
 
 // sampleOnce arms, triggers one sample in each isolate held, and
-// disarms; the stopped trace (stopped.read) says which triggers it saw.
-func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*target.Info, holds []*hold) (*stopped, error) {
+// disarms.
+func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*target.Info, holds []*hold) error {
 	a, err := e.armChecked(ctx, b, targets, sampleCategories)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	errs := make([]error, len(holds))
 	var wg sync.WaitGroup
@@ -238,15 +153,10 @@ func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*targ
 	// on would pollute every profile in the browser.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	st, err := a.disarm(dctx)
-	if err != nil {
-		return nil, err
+	if err := a.disarm(dctx); err != nil {
+		return err
 	}
-	if err := errors.Join(errs...); err != nil {
-		st.discard()
-		return nil, err
-	}
-	return st, nil
+	return errors.Join(errs...)
 }
 
 // armChecked arms, and when Tracing.start is late (probeTimeout: it
@@ -276,8 +186,7 @@ func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*targ
 		if r := <-done; r.err == nil {
 			dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer dcancel()
-			st, _ := r.a.disarm(dctx)
-			st.discard()
+			_ = r.a.disarm(dctx)
 		}
 		return nil, err
 	}

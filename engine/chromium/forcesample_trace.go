@@ -2,7 +2,6 @@ package chromium
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -72,7 +71,6 @@ var sampleCategories = []string{"devtools.timeline"}
 // armed is the browser's tracing, on for a force.
 type armed struct {
 	b        *cdp.Browser
-	start    time.Time
 	complete <-chan jsonv2.Value
 	stop     func() // ends the subscription
 	unlock   func()
@@ -80,7 +78,8 @@ type armed struct {
 }
 
 // arm enables categories in the browser until disarm. The trace is
-// Perfetto's protobuf, returned as a stream (forcesample_trace.go).
+// Perfetto's protobuf (perfettoConfig), returned as a stream that disarm
+// closes unread.
 func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, error) {
 	unlock, err := b.LockTracing(ctx, "forcesample", false)
 	var busy *cdp.TracingBusyError
@@ -93,7 +92,7 @@ func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, erro
 		return nil, err
 	}
 	complete, stop := b.Subscribe(tracing.TracingComplete.Method)
-	a := &armed{b: b, start: time.Now(), complete: complete, stop: stop, unlock: unlock}
+	a := &armed{b: b, complete: complete, stop: stop, unlock: unlock}
 	_, err = cdproto.Call(ctx, b, tracing.Start, tracing.StartParams{
 		TransferMode:   tracing.StartTransferModeReturnAsStream,
 		StreamFormat:   tracing.StreamFormatProto,
@@ -113,34 +112,14 @@ func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, erro
 	return a, nil
 }
 
-// windowTrace is what a force's trace says of its samples.
-type windowTrace struct {
-	took     time.Duration
-	verified bool
-	// hits are the triggers seen, by label, with their thread.
-	hits map[string]thread
-	// sampling are the other events that took a sample, by thread.
-	sampling map[thread][]string
-}
-
-type thread struct{ pid, tid int64 }
-
-// stopped is a force's tracing once it has fully stopped.
-type stopped struct {
-	b      *cdp.Browser
-	took   time.Duration // Tracing.start sent to tracingComplete received
-	loss   bool
-	stream cdpio.StreamHandle
-}
-
 // disarm ends tracing and returns once it has fully stopped
 // (tracingComplete): only then is the category off in every renderer
 // (measured: a console.timeStamp evaluated right after takes no sample).
-// The result is nil if the flush outlasts ctx: disarm returns anyway, and
-// the browser's tracing stays locked until the flush ends.
-func (a *armed) disarm(ctx context.Context) (*stopped, error) {
+// The trace is not read: its stream is closed. If the flush outlasts
+// ctx, disarm returns anyway (no error: the samples are taken), and the
+// browser's tracing stays locked until the flush ends.
+func (a *armed) disarm(ctx context.Context) error {
 	err := errors.New("already disarmed")
-	var st *stopped
 	a.once.Do(func() {
 		if _, err = cdproto.Call(ctx, a.b, tracing.End, cdproto.Empty{}); err != nil {
 			// Tracing may still be on (the end timed out): the lock is
@@ -150,12 +129,9 @@ func (a *armed) disarm(ctx context.Context) (*stopped, error) {
 		}
 		select {
 		case raw, ok := <-a.complete:
-			st = &stopped{b: a.b, took: time.Since(a.start)}
 			a.stop()
 			a.unlock()
-			var c tracing.EventTracingComplete
-			st.loss = !ok || jsonv2.Unmarshal(raw, &c) != nil || c.DataLossOccurred
-			st.stream = c.Stream
+			closeTrace(a.b, raw, ok)
 		case <-ctx.Done():
 			// A late flush (a browser still starting processes, a loaded
 			// machine): the samples are taken, so the caller is done; the
@@ -167,58 +143,15 @@ func (a *armed) disarm(ctx context.Context) (*stopped, error) {
 			}()
 		}
 	})
-	return st, err
+	return err
 }
 
-// read reads the trace of a stopped force's window, and closes its
-// stream.
-func (st *stopped) read(ctx context.Context) *windowTrace {
-	data, err := readStream(ctx, st.b, st.stream)
-	tr, perr := readForceTrace(data)
-	if perr != nil {
-		tr = &windowTrace{hits: map[string]thread{}, sampling: map[thread][]string{}}
-	}
-	tr.took, tr.verified = st.took, !st.loss && err == nil && perr == nil
-	return tr
-}
-
-// readStream reads a stream of the browser's to its end, and closes it
-// (in the background: nothing waits for that).
-func readStream(ctx context.Context, b *cdp.Browser, h cdpio.StreamHandle) ([]byte, error) {
-	if h == "" {
-		return nil, errors.New("no stream")
-	}
-	defer closeStream(b, h)
-	var data []byte
-	for {
-		// IO.read's data is a string, in base64 when base64Encoded.
-		var res struct {
-			Base64Encoded bool   `json:"base64Encoded"`
-			Data          string `json:"data"`
-			EOF           bool   `json:"eof"`
-		}
-		if err := b.Call(ctx, cdpio.CommandRead, cdpio.ReadParams{Handle: h, Size: 1 << 22}, &res); err != nil {
-			return nil, err
-		}
-		if res.Base64Encoded {
-			d, err := base64.StdEncoding.DecodeString(res.Data)
-			if err != nil {
-				return nil, err
-			}
-			data = append(data, d...)
-		} else {
-			data = append(data, res.Data...)
-		}
-		if res.EOF {
-			return data, nil
-		}
-	}
-}
-
-// discard closes the trace's stream, unread.
-func (st *stopped) discard() {
-	if st != nil && st.stream != "" {
-		closeStream(st.b, st.stream)
+// closeTrace closes the stream of the trace a tracingComplete (ok: one
+// was received) hands over, unread.
+func closeTrace(b *cdp.Browser, raw jsonv2.Value, ok bool) {
+	var c tracing.EventTracingComplete
+	if ok && jsonv2.Unmarshal(raw, &c) == nil && c.Stream != "" {
+		closeStream(b, c.Stream)
 	}
 }
 
@@ -254,10 +187,7 @@ func endTracing(b *cdp.Browser, complete <-chan jsonv2.Value, stop, unlock func(
 func awaitComplete[T any](b *cdp.Browser, complete <-chan jsonv2.Value, timeout <-chan T) {
 	select {
 	case raw, ok := <-complete:
-		var c tracing.EventTracingComplete
-		if ok && jsonv2.Unmarshal(raw, &c) == nil && c.Stream != "" {
-			closeStream(b, c.Stream)
-		}
+		closeTrace(b, raw, ok)
 	case <-b.Done():
 	case <-timeout:
 	}

@@ -1,4 +1,4 @@
-package chromium
+package forcetrace
 
 import (
 	"bytes"
@@ -114,101 +114,134 @@ type trackEvent struct {
 	sample bool              // it took a sample (it has a sampleTraceId)
 }
 
-// readForceTrace reads a force's trace (a perfetto.protos.Trace): the
+// windowTrace is what a force's trace says of its samples.
+type windowTrace struct {
+	// hits are the triggers seen, by label, with their thread.
+	hits map[string]thread
+	// sampling are the other events that took a sample, by thread.
+	sampling map[thread][]string
+}
+
+type thread struct{ pid, tid int64 }
+
+// triggerPrefix begins the label of every trigger (a console.timeStamp
+// of the engine's, one per isolate).
+const triggerPrefix = "wdext forcesample "
+
+// readTrace reads a force's trace (a perfetto.protos.Trace): the
 // triggers, by label, with their thread, and every other event that took
 // a sample (those carry a sampleTraceId in their data), by thread.
-func readForceTrace(trace []byte) (*windowTrace, error) {
-	seqs := map[uint64]*sequence{}
-	threads := map[uint64]thread{} // thread tracks, by uuid
-	parents := map[uint64]uint64{}
-	var events []trackEvent
-	err := pbFields(trace, func(p pbField) error {
-		if p.num != tracePacket || !p.isLen {
-			return nil
-		}
-		var id, flags uint64
-		var cleared bool
-		var interned, defaults, event, descriptor []byte
-		err := pbFields(p.b, func(f pbField) error {
-			switch f.num {
-			case packetSequenceID:
-				id = f.u
-			case packetSequenceFlags:
-				flags = f.u
-			case packetStateCleared:
-				cleared = f.u != 0
-			case packetInternedData:
-				interned = f.b
-			case packetDefaults:
-				defaults = f.b
-			case packetTrackEvent:
-				event = f.b
-			case packetTrackDescriptor:
-				descriptor = f.b
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		s := seqs[id]
-		if s == nil || cleared || flags&seqIncrementalCleared != 0 {
-			s = &sequence{interned: map[int]map[uint64]string{}}
-			seqs[id] = s
-		}
-		if interned != nil {
-			if err := s.intern(interned); err != nil {
-				return err
-			}
-		}
-		if defaults != nil {
-			if err := pbFields(defaults, func(f pbField) error {
-				if f.num == defaultsTrackEvent && f.isLen {
-					return pbFields(f.b, func(f pbField) error {
-						if f.num == defaultsTrackUUID && !f.isLen {
-							s.track = f.u
-						}
-						return nil
-					})
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-		}
-		if descriptor != nil {
-			if err := readTrack(descriptor, threads, parents); err != nil {
-				return err
-			}
-		}
-		if event != nil {
-			ev, err := s.event(event)
-			if err != nil {
-				return err
-			}
-			ev.seq = id
-			events = append(events, ev)
+func readTrace(trace []byte) (*windowTrace, error) {
+	r := &traceReader{seqs: map[uint64]*sequence{}, threads: map[uint64]thread{}, parents: map[uint64]uint64{}}
+	if err := pbFields(trace, r.packet); err != nil {
+		return nil, fmt.Errorf("reading the trace: %w", err)
+	}
+	return r.window(), nil
+}
+
+// traceReader is the state of a trace read so far.
+type traceReader struct {
+	seqs    map[uint64]*sequence
+	threads map[uint64]thread // thread tracks, by uuid
+	parents map[uint64]uint64 // the parent of a track, by uuid
+	events  []trackEvent
+}
+
+// packet is the fields of a TracePacket that the reader uses.
+type packet struct {
+	id, flags                             uint64
+	cleared                               bool
+	interned, defaults, event, descriptor []byte
+}
+
+// readPacket reads the fields of a TracePacket that the reader uses.
+func readPacket(msg []byte) (packet, error) {
+	var p packet
+	err := pbFields(msg, func(f pbField) error {
+		switch f.num {
+		case packetSequenceID:
+			p.id = f.u
+		case packetSequenceFlags:
+			p.flags = f.u
+		case packetStateCleared:
+			p.cleared = f.u != 0
+		case packetInternedData:
+			p.interned = f.b
+		case packetDefaults:
+			p.defaults = f.b
+		case packetTrackEvent:
+			p.event = f.b
+		case packetTrackDescriptor:
+			p.descriptor = f.b
 		}
 		return nil
 	})
+	return p, err
+}
+
+// packet reads a field of the Trace: a TracePacket's state goes to its
+// sequence, its track descriptor to the tracks, its event to the events.
+func (r *traceReader) packet(f pbField) error {
+	if f.num != tracePacket || !f.isLen {
+		return nil
+	}
+	p, err := readPacket(f.b)
 	if err != nil {
-		return nil, fmt.Errorf("reading the trace: %w", err)
+		return err
 	}
-	threadOf := func(ev trackEvent) thread {
-		for t, hops := ev.track, 0; hops < 8; t, hops = parents[t], hops+1 {
-			if th, ok := threads[t]; ok {
-				return th
-			}
+	s := r.seqs[p.id]
+	if s == nil || p.cleared || p.flags&seqIncrementalCleared != 0 {
+		s = &sequence{interned: map[int]map[uint64]string{}}
+		r.seqs[p.id] = s
+	}
+	if p.interned != nil {
+		if err := s.intern(p.interned); err != nil {
+			return err
 		}
-		// A track the trace does not describe: its own, so that a
-		// sample there is counted as a stray of every isolate (below).
-		return thread{-1, int64(ev.seq)}
 	}
+	if p.defaults != nil {
+		if err := s.defaults(p.defaults); err != nil {
+			return err
+		}
+	}
+	if p.descriptor != nil {
+		if err := readTrack(p.descriptor, r.threads, r.parents); err != nil {
+			return err
+		}
+	}
+	if p.event != nil {
+		ev, err := s.event(p.event)
+		if err != nil {
+			return err
+		}
+		ev.seq = p.id
+		r.events = append(r.events, ev)
+	}
+	return nil
+}
+
+// threadOf is the thread of an event's track, or of the nearest track
+// above it that is a thread's.
+func (r *traceReader) threadOf(ev trackEvent) thread {
+	for t, hops := ev.track, 0; hops < 8; t, hops = r.parents[t], hops+1 {
+		if th, ok := r.threads[t]; ok {
+			return th
+		}
+	}
+	// A track the trace does not describe: its own, so that a sample
+	// there is counted as a stray of every isolate (window).
+	return thread{-1, int64(ev.seq)}
+}
+
+// window sorts the events read: the triggers, and the others that took
+// a sample, by thread; those of a thread unknown count on every thread a
+// trigger ran on.
+func (r *traceReader) window() *windowTrace {
 	tr := &windowTrace{hits: map[string]thread{}, sampling: map[thread][]string{}}
 	var unplaced []string
-	for _, ev := range events {
-		th := threadOf(ev)
-		if ev.name == "TimeStamp" && strings.HasPrefix(ev.data["message"], "wdext forcesample ") {
+	for _, ev := range r.events {
+		th := r.threadOf(ev)
+		if ev.name == "TimeStamp" && strings.HasPrefix(ev.data["message"], triggerPrefix) {
 			tr.hits[ev.data["message"]] = th
 			continue
 		}
@@ -227,7 +260,22 @@ func readForceTrace(trace []byte) (*windowTrace, error) {
 			tr.sampling[th] = append(tr.sampling[th], unplaced...)
 		}
 	}
-	return tr, nil
+	return tr
+}
+
+// defaults reads a TracePacketDefaults: the sequence's default track.
+func (s *sequence) defaults(msg []byte) error {
+	return pbFields(msg, func(f pbField) error {
+		if f.num != defaultsTrackEvent || !f.isLen {
+			return nil
+		}
+		return pbFields(f.b, func(f pbField) error {
+			if f.num == defaultsTrackUUID && !f.isLen {
+				s.track = f.u
+			}
+			return nil
+		})
+	})
 }
 
 // intern adds an InternedData's strings to the sequence's.
