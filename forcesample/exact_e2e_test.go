@@ -14,7 +14,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/forcetrace"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver/wdclient"
@@ -33,27 +33,24 @@ func envInt(t testing.TB, name string, def int) int {
 	return n
 }
 
-// forceStats gathers the engine's report of every force (its armed
-// window read from the trace) while a test runs.
+// forceStats gathers what the trace of every force's armed window shows
+// (package forcetrace reads it) while a test runs.
 type forceStats struct {
 	mu              sync.Mutex
 	forces, samples int
 	strays          int
 	unverified      int
-	failed          int
 	windows, held   []time.Duration
 	strayNames      map[string]int
 }
 
-func observeForces(t testing.TB) *forceStats {
+// observeForces gathers the forces of the sessions env makes from now on.
+func observeForces(t testing.TB, env *e2e.Env) *forceStats {
 	st := &forceStats{strayNames: map[string]int{}}
-	stop := chromium.ObserveForces(func(r chromium.ForceReport) {
+	stop := forcetrace.Observe(t, &env.Driver.Bind, func(r forcetrace.ForceReport) {
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		st.forces++
-		if r.Err != nil {
-			st.failed++
-		}
 		if !r.Verified {
 			st.unverified++
 		}
@@ -81,9 +78,9 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 func (st *forceStats) String() string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return fmt.Sprintf("%d forces (%d failed), %d triggers in the traces, %d stray samples in them %v, %d traces not read whole; "+
+	return fmt.Sprintf("%d forces, %d triggers in the traces, %d stray samples in them %v, %d traces not read whole; "+
 		"armed window median %v p99 %v, isolates paused median %v p99 %v",
-		st.forces, st.failed, st.samples, st.strays, st.strayNames, st.unverified,
+		st.forces, st.samples, st.strays, st.strayNames, st.unverified,
 		quantile(st.windows, 0.5).Round(10*time.Microsecond), quantile(st.windows, 0.99).Round(10*time.Microsecond),
 		quantile(st.held, 0.5).Round(10*time.Microsecond), quantile(st.held, 0.99).Round(10*time.Microsecond))
 }
@@ -131,6 +128,7 @@ func TestForceSampleExact(t *testing.T) {
 	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
 	t.Cleanup(releaseAll)
 	env := e2e.Start(t, forcesample.Register)
+	st := observeForces(t, env) // the session's forces: those of the loop below
 	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{
 		// Answers once the test releases the script (a long poll: a
 		// polling loop would get optimized by V8, and deoptimized when
@@ -173,7 +171,6 @@ func TestForceSampleExact(t *testing.T) {
 	}()
 	time.Sleep(200 * time.Millisecond)
 
-	st := observeForces(t)
 	c, err := wdclient.For(wd)
 	assert.NilError(t, err)
 	lat := make([]time.Duration, 0, n)
@@ -224,6 +221,7 @@ func TestForceSampleExact(t *testing.T) {
 func TestForceSampleExactSameProcess(t *testing.T) {
 	n := envInt(t, "WDEXT_FORCESAMPLE_CALLS", 100) / 2
 	env := e2e.Start(t, forcesample.Register)
+	st := observeForces(t, env) // the session's forces: those of the loop below
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	wd := e2e.Session(t, env.URL, nil)
 	opts := fmt.Sprintf("?interval=%d&buffer=%d", 600_000, n+100)
@@ -243,7 +241,6 @@ func TestForceSampleExactSameProcess(t *testing.T) {
 	assert.NilError(t, wd.SwitchWindow(first))
 	time.Sleep(300 * time.Millisecond)
 	mark(t, wd)
-	st := observeForces(t)
 	for i := 0; i < n; i++ {
 		assert.NilError(t, wdclient.ForceSample(wd), "call %d", i+1)
 	}

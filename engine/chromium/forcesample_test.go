@@ -2,13 +2,14 @@ package chromium
 
 // These tests run a force against a fake DevTools endpoint (package
 // cdptest) that plays a page with the V8 debugger's pause: they check the
-// order of a force's steps and that the page is always resumed. The e2e
+// order of a force's steps and that the page is always resumed, and
+// (through package forcetrace's proxy, which reads the trace the engine
+// closes unread) that the trace of the window shows the trigger. The e2e
 // tests of package forcesample count the samples in Chromium.
 
 import (
 	"encoding/base64"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/wdext/wdext/engine/chromium/cdp/cdptest"
+	"github.com/wdext/wdext/engine/chromium/forcetrace"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -99,7 +101,7 @@ func (p *pausingPage) serve(t *testing.T) *fakeDevTools {
 			c.Reply(req, map[string]any{})
 		case "Tracing.end":
 			c.Reply(req, map[string]any{})
-			p.stream = protoTrace(fakeEvent{"TimeStamp", 2, 2, map[string]any{"message": triggerLabel(pageID), "sampleTraceId": 1}})
+			p.stream = forcetrace.Trace(forcetrace.Event{Name: "TimeStamp", Pid: 2, Tid: 2, Data: map[string]any{"message": triggerLabel(pageID), "sampleTraceId": 1}})
 			c.Event("", "Tracing.tracingComplete", map[string]any{"dataLossOccurred": false, "stream": "stream-1", "traceFormat": "proto"})
 		case "IO.read":
 			// In two reads, the second one at the end.
@@ -151,10 +153,10 @@ func shortIdle(t *testing.T, d time.Duration) {
 func TestForceSampleHoldsThePage(t *testing.T) {
 	shortIdle(t, 300*time.Millisecond)
 	p := &pausingPage{}
-	e := bindWith(t, p.serve(t).Addr(), &fakeDriver{window: pageID})
-	var reports []ForceReport
+	var reports []forcetrace.ForceReport
 	var mu sync.Mutex
-	defer ObserveForces(func(r ForceReport) { mu.Lock(); reports = append(reports, r); mu.Unlock() })()
+	proxy := forcetrace.NewProxy(t, p.serve(t).Addr(), func(r forcetrace.ForceReport) { mu.Lock(); reports = append(reports, r); mu.Unlock() })
+	e := bindWith(t, proxy.Addr(), &fakeDriver{window: pageID})
 
 	assert.NilError(t, e.ForceSample(testContext(t)))
 	warm, warmed := p.index("Tracing.start"), p.index("Tracing.end")
@@ -179,6 +181,16 @@ func TestForceSampleHoldsThePage(t *testing.T) {
 	}
 	assert.Check(t, is.Equal(p.count("Debugger.disable"), 1), "the debugger stays on")
 
+	// The proxy reports a force once it has read its trace, as the
+	// isolates resume.
+	for deadline := time.Now().Add(prompt); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(reports)
+		mu.Unlock()
+		if n >= 2 || time.Now().After(deadline) {
+			break
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Assert(t, is.Len(reports, 2))
@@ -199,100 +211,4 @@ func TestForceSampleResumesAfterFailure(t *testing.T) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	assert.Check(t, !p.paused, "the page is left paused")
-}
-
-// fakeEvent is a track event of a fake trace: its name, thread, and
-// data (strings and integers).
-type fakeEvent struct {
-	name     string
-	pid, tid int64
-	data     map[string]any
-}
-
-// protoTrace is a Perfetto trace of the events as Chromium writes them:
-// each thread's events in a sequence of its own, which describes the
-// thread's track first; the event names and the "data" argument's name
-// interned, the sampleTraceId as an integer; the track given by the
-// sequence's defaults, or (events of pid 3) by the event.
-func protoTrace(events ...fakeEvent) []byte {
-	var trace []byte
-	seqs := map[thread]uint64{}
-	iid := uint64(0)
-	for _, ev := range events {
-		th := thread{ev.pid, ev.tid}
-		seq, ok := seqs[th]
-		if !ok {
-			seq = uint64(len(seqs) + 1)
-			seqs[th] = seq
-			var td, desc, defaults, packet []byte
-			td = pbUint(td, threadPid, uint64(ev.pid))
-			td = pbUint(td, threadTid, uint64(ev.tid))
-			desc = pbUint(desc, trackUUID, 1000+seq)
-			desc = pbBytes(desc, trackThread, td)
-			defaults = pbBytes(nil, defaultsTrackEvent, pbUint(nil, defaultsTrackUUID, 1000+seq))
-			packet = pbUint(packet, packetSequenceFlags, seqIncrementalCleared)
-			packet = pbBytes(packet, packetDefaults, defaults)
-			packet = pbBytes(packet, packetTrackDescriptor, desc)
-			packet = pbUint(packet, packetSequenceID, seq)
-			trace = pbBytes(trace, tracePacket, packet)
-		}
-		iid++
-		var interned, data, event, packet []byte
-		interned = pbBytes(interned, internedNames, pbBytes(pbUint(nil, 1, iid), 2, []byte(ev.name)))
-		interned = pbBytes(interned, internedArgNames, pbBytes(pbUint(nil, 1, iid), 2, []byte("data")))
-		data = pbUint(data, argNameIID, iid)
-		for _, k := range slices.Sorted(maps.Keys(ev.data)) {
-			entry := pbBytes(nil, argName, []byte(k))
-			switch v := ev.data[k].(type) {
-			case string:
-				entry = pbBytes(entry, argString, []byte(v))
-			case int:
-				entry = pbUint(entry, 3, uint64(v)) // uint_value
-			}
-			data = pbBytes(data, argDict, entry)
-		}
-		event = pbUint(event, eventNameIID, iid)
-		if ev.pid == 3 {
-			event = pbUint(event, eventTrack, 1000+seq)
-		}
-		event = pbBytes(event, eventArgument, data)
-		packet = pbBytes(packet, packetInternedData, interned)
-		packet = pbBytes(packet, packetTrackEvent, event)
-		packet = pbUint(packet, packetSequenceID, seq)
-		trace = pbBytes(trace, tracePacket, packet)
-	}
-	return trace
-}
-
-// The trace of a window tells the triggers from the other events that
-// took a sample on the same threads.
-func TestReadForceTrace(t *testing.T) {
-	trace := protoTrace(
-		fakeEvent{"TimeStamp", 2, 2, map[string]any{"message": "wdext forcesample A", "sampleTraceId": 1}},
-		fakeEvent{"FunctionCall", 2, 2, map[string]any{"functionName": "tick", "url": "http://x/p.js", "sampleTraceId": 2}},
-		fakeEvent{"Paint", 2, 2, map[string]any{"frame": "F"}},
-		fakeEvent{"FunctionCall", 3, 3, map[string]any{"functionName": "other", "sampleTraceId": 3}},
-	)
-	tr, err := readForceTrace(trace)
-	assert.NilError(t, err)
-	assert.Check(t, is.Len(tr.hits, 1))
-	assert.Check(t, tr.hits["wdext forcesample A"] == thread{2, 2}, "%v", tr.hits)
-	assert.Check(t, is.DeepEqual(tr.sampling[thread{2, 2}], []string{"FunctionCall tick http://x/p.js"}))
-	assert.Check(t, is.DeepEqual(tr.sampling[thread{3, 3}], []string{"FunctionCall other"}))
-
-	// A sample on a track the trace does not describe counts on every
-	// thread sampled.
-	var event, packet []byte
-	event = pbBytes(event, eventName, []byte("FunctionCall"))
-	event = pbUint(event, eventTrack, 77)
-	event = pbBytes(event, eventArgument, pbBytes(pbBytes(nil, argName, []byte("data")), argDict,
-		pbUint(pbBytes(nil, argName, []byte("sampleTraceId")), 3, 4)))
-	packet = pbBytes(packet, packetTrackEvent, event)
-	packet = pbUint(packet, packetSequenceID, 99)
-	tr, err = readForceTrace(pbBytes(slices.Clone(trace), tracePacket, packet))
-	assert.NilError(t, err)
-	assert.Check(t, is.DeepEqual(tr.sampling[thread{2, 2}], []string{"FunctionCall tick http://x/p.js", "FunctionCall (thread unknown)"}))
-
-	_, err = readForceTrace(trace[:len(trace)-3])
-	assert.Check(t, err != nil, "a truncated trace reads")
 }

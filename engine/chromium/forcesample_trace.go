@@ -1,13 +1,20 @@
 package chromium
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
+	"sync"
+	"time"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	cdpio "github.com/chromedp/cdproto/io"
+	"github.com/chromedp/cdproto/tracing"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/wire"
 )
 
 // A force's trace is Perfetto's own protobuf (Tracing.start with a
@@ -50,376 +57,151 @@ func pbBytes(b []byte, field int, v []byte) []byte {
 	return protowire.AppendBytes(protowire.AppendTag(b, protowire.Number(field), protowire.BytesType), v)
 }
 
-// pbField is one field of a protobuf message: its number, and its value
-// as an integer (varint and fixed wire types) or bytes (length-delimited).
-type pbField struct {
-	num   int
-	isLen bool
-	u     uint64
-	b     []byte
+// sampleCategories is all a force arms. With devtools.timeline on, Blink
+// has V8 take a sample for the events that call into V8 without needing
+// a stack: FunctionCall (Blink calling a JS function: a timer, a
+// listener, a callback) and TimeStamp (console.timeStamp), and for
+// nothing else. The stack category,
+// disabled-by-default-devtools.timeline.stack, stays off: with it every
+// event that records a JS stack samples too, rendering included (Paint,
+// Layout, an EventDispatch with no listener), which a paused page still
+// does.
+var sampleCategories = []string{"devtools.timeline"}
+
+// armed is the browser's tracing, on for a force.
+type armed struct {
+	b        *cdp.Browser
+	complete <-chan jsonv2.Value
+	stop     func() // ends the subscription
+	unlock   func()
+	once     sync.Once
 }
 
-var errProto = errors.New("malformed protobuf")
-
-// pbFields calls f with each field of msg in order (protowire does the
-// wire format; groups are not accepted).
-func pbFields(msg []byte, f func(pbField) error) error {
-	for len(msg) > 0 {
-		num, typ, n := protowire.ConsumeTag(msg)
-		if n < 0 {
-			return errProto
-		}
-		msg = msg[n:]
-		fl := pbField{num: int(num)}
-		switch typ {
-		case protowire.VarintType:
-			fl.u, n = protowire.ConsumeVarint(msg)
-		case protowire.Fixed64Type:
-			fl.u, n = protowire.ConsumeFixed64(msg)
-		case protowire.Fixed32Type:
-			var v uint32
-			v, n = protowire.ConsumeFixed32(msg)
-			fl.u = uint64(v)
-		case protowire.BytesType:
-			fl.isLen = true
-			fl.b, n = protowire.ConsumeBytes(msg)
-		default:
-			return errProto
-		}
-		if n < 0 {
-			return errProto
-		}
-		msg = msg[n:]
-		if err := f(fl); err != nil {
-			return err
-		}
+// arm enables categories in the browser until disarm. The trace is
+// Perfetto's protobuf (perfettoConfig), returned as a stream that disarm
+// closes unread.
+func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, error) {
+	unlock, err := b.LockTracing(ctx, "forcesample", false)
+	var busy *cdp.TracingBusyError
+	if errors.As(err, &busy) {
+		return nil, wire.Errorf(wire.UnsupportedOperation,
+			"forcesample needs the browser's tracing, but %s holds it: "+
+				`POST /session/{id}/wdext/memory/gc-log {"collect": false} stops it`, busy.Holder)
 	}
-	return nil
-}
-
-// Field numbers of perfetto.protos messages (protos/perfetto/trace).
-const (
-	tracePacket = 1 // Trace.packet
-
-	packetTrackEvent      = 11 // TracePacket.track_event
-	packetInternedData    = 12 // TracePacket.interned_data
-	packetSequenceFlags   = 13 // TracePacket.sequence_flags
-	packetSequenceID      = 10 // TracePacket.trusted_packet_sequence_id
-	packetStateCleared    = 41 // TracePacket.incremental_state_cleared
-	packetDefaults        = 59 // TracePacket.trace_packet_defaults
-	packetTrackDescriptor = 60 // TracePacket.track_descriptor
-	seqIncrementalCleared = 1  // SEQ_INCREMENTAL_STATE_CLEARED
-
-	defaultsTrackEvent = 11 // TracePacketDefaults.track_event_defaults
-	defaultsTrackUUID  = 11 // TrackEventDefaults.track_uuid
-
-	internedCategories = 1  // InternedData.event_categories
-	internedNames      = 2  // InternedData.event_names
-	internedArgNames   = 3  // InternedData.debug_annotation_names
-	internedArgStrings = 29 // InternedData.debug_annotation_string_values
-
-	eventNameIID  = 10 // TrackEvent.name_iid
-	eventName     = 23 // TrackEvent.name
-	eventTrack    = 11 // TrackEvent.track_uuid
-	eventArgument = 4  // TrackEvent.debug_annotations
-
-	argNameIID    = 1  // DebugAnnotation.name_iid
-	argName       = 10 // DebugAnnotation.name
-	argString     = 6  // DebugAnnotation.string_value
-	argStringIID  = 17 // DebugAnnotation.string_value_iid
-	argLegacyJSON = 9  // DebugAnnotation.legacy_json_value
-	argDict       = 11 // DebugAnnotation.dict_entries
-	argArray      = 12 // DebugAnnotation.array_values
-
-	trackUUID   = 1 // TrackDescriptor.uuid
-	trackParent = 5 // TrackDescriptor.parent_uuid
-	trackThread = 4 // TrackDescriptor.thread
-	threadPid   = 1 // ThreadDescriptor.pid
-	threadTid   = 2 // ThreadDescriptor.tid
-)
-
-// sequence is the incremental state of one packet sequence (one trace
-// writer: a thread of a process): its interned strings and defaults.
-type sequence struct {
-	interned map[int]map[uint64]string // by InternedData field
-	track    uint64                    // the default track of its events
-}
-
-// trackEvent is a track event of the trace, resolved.
-type trackEvent struct {
-	name   string
-	track  uint64
-	seq    uint64
-	data   map[string]string // the string entries of its "data" argument
-	sample bool              // it took a sample (it has a sampleTraceId)
-}
-
-// readForceTrace reads a force's trace (a perfetto.protos.Trace): the
-// triggers, by label, with their thread, and every other event that took
-// a sample (those carry a sampleTraceId in their data), by thread.
-func readForceTrace(trace []byte) (*windowTrace, error) {
-	seqs := map[uint64]*sequence{}
-	threads := map[uint64]thread{} // thread tracks, by uuid
-	parents := map[uint64]uint64{}
-	var events []trackEvent
-	err := pbFields(trace, func(p pbField) error {
-		if p.num != tracePacket || !p.isLen {
-			return nil
-		}
-		var id, flags uint64
-		var cleared bool
-		var interned, defaults, event, descriptor []byte
-		err := pbFields(p.b, func(f pbField) error {
-			switch f.num {
-			case packetSequenceID:
-				id = f.u
-			case packetSequenceFlags:
-				flags = f.u
-			case packetStateCleared:
-				cleared = f.u != 0
-			case packetInternedData:
-				interned = f.b
-			case packetDefaults:
-				defaults = f.b
-			case packetTrackEvent:
-				event = f.b
-			case packetTrackDescriptor:
-				descriptor = f.b
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		s := seqs[id]
-		if s == nil || cleared || flags&seqIncrementalCleared != 0 {
-			s = &sequence{interned: map[int]map[uint64]string{}}
-			seqs[id] = s
-		}
-		if interned != nil {
-			if err := s.intern(interned); err != nil {
-				return err
-			}
-		}
-		if defaults != nil {
-			if err := pbFields(defaults, func(f pbField) error {
-				if f.num == defaultsTrackEvent && f.isLen {
-					return pbFields(f.b, func(f pbField) error {
-						if f.num == defaultsTrackUUID && !f.isLen {
-							s.track = f.u
-						}
-						return nil
-					})
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-		}
-		if descriptor != nil {
-			if err := readTrack(descriptor, threads, parents); err != nil {
-				return err
-			}
-		}
-		if event != nil {
-			ev, err := s.event(event)
-			if err != nil {
-				return err
-			}
-			ev.seq = id
-			events = append(events, ev)
-		}
-		return nil
+	if err != nil {
+		return nil, err
+	}
+	complete, stop := b.Subscribe(tracing.TracingComplete.Method)
+	a := &armed{b: b, complete: complete, stop: stop, unlock: unlock}
+	_, err = cdproto.Call(ctx, b, tracing.Start, tracing.StartParams{
+		TransferMode:   tracing.StartTransferModeReturnAsStream,
+		StreamFormat:   tracing.StreamFormatProto,
+		PerfettoConfig: perfettoConfig(categories),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading the trace: %w", err)
+		if ctx.Err() != nil {
+			// Cancelled while the browser may be starting to trace all
+			// the same: end it, or every later force finds tracing on.
+			go endTracing(b, complete, a.stop, unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+			return nil, err
+		}
+		a.stop()
+		unlock()
+		return nil, tracingRefused("forcesample", err)
 	}
-	threadOf := func(ev trackEvent) thread {
-		for t, hops := ev.track, 0; hops < 8; t, hops = parents[t], hops+1 {
-			if th, ok := threads[t]; ok {
-				return th
-			}
-		}
-		// A track the trace does not describe: its own, so that a
-		// sample there is counted as a stray of every isolate (below).
-		return thread{-1, int64(ev.seq)}
-	}
-	tr := &windowTrace{hits: map[string]thread{}, sampling: map[thread][]string{}}
-	var unplaced []string
-	for _, ev := range events {
-		th := threadOf(ev)
-		if ev.name == "TimeStamp" && strings.HasPrefix(ev.data["message"], "wdext forcesample ") {
-			tr.hits[ev.data["message"]] = th
-			continue
-		}
-		if !ev.sample {
-			continue
-		}
-		what := strings.Join(strings.Fields(strings.Join([]string{ev.name, ev.data["type"], ev.data["functionName"], ev.data["url"]}, " ")), " ")
-		if th.pid < 0 {
-			unplaced = append(unplaced, what+" (thread unknown)")
-			continue
-		}
-		tr.sampling[th] = append(tr.sampling[th], what)
-	}
-	if len(unplaced) > 0 {
-		for _, th := range tr.hits {
-			tr.sampling[th] = append(tr.sampling[th], unplaced...)
-		}
-	}
-	return tr, nil
+	return a, nil
 }
 
-// intern adds an InternedData's strings to the sequence's.
-func (s *sequence) intern(msg []byte) error {
-	return pbFields(msg, func(f pbField) error {
-		switch f.num {
-		case internedCategories, internedNames, internedArgNames, internedArgStrings:
-		default:
-			return nil
+// disarm ends tracing and returns once it has fully stopped
+// (tracingComplete): only then is the category off in every renderer
+// (measured: a console.timeStamp evaluated right after takes no sample).
+// The trace is not read: its stream is closed. If the flush outlasts
+// ctx, disarm returns anyway (no error: the samples are taken), and the
+// browser's tracing stays locked until the flush ends.
+func (a *armed) disarm(ctx context.Context) error {
+	err := errors.New("already disarmed")
+	a.once.Do(func() {
+		if _, err = cdproto.Call(ctx, a.b, tracing.End, cdproto.Empty{}); err != nil {
+			// Tracing may still be on (the end timed out): the lock is
+			// held until it is off.
+			go endTracing(a.b, a.complete, a.stop, a.unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+			return
 		}
-		if !f.isLen {
-			return errProto
+		select {
+		case raw, ok := <-a.complete:
+			a.stop()
+			a.unlock()
+			closeTrace(a.b, raw, ok)
+		case <-ctx.Done():
+			// A late flush (a browser still starting processes, a loaded
+			// machine): the samples are taken, so the caller is done; the
+			// browser's tracing stays locked until the flush ends.
+			go func() { // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+				defer a.unlock()
+				defer a.stop()
+				awaitComplete(a.b, a.complete, time.After(flushTimeout))
+			}()
 		}
-		var iid uint64
-		var name string
-		if err := pbFields(f.b, func(e pbField) error {
-			switch {
-			case e.num == 1 && !e.isLen: // iid
-				iid = e.u
-			case e.num == 2 && e.isLen: // name, or str
-				name = string(e.b)
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		if s.interned[f.num] == nil {
-			s.interned[f.num] = map[uint64]string{}
-		}
-		s.interned[f.num][iid] = name
-		return nil
 	})
+	return err
 }
 
-// event resolves a TrackEvent with the sequence's state.
-func (s *sequence) event(msg []byte) (trackEvent, error) {
-	ev := trackEvent{track: s.track, data: map[string]string{}}
-	// Any mention of the key, in a name, a legacy JSON value or a string,
-	// counts: a stray must not go unseen because of its encoding.
-	ev.sample = bytes.Contains(msg, []byte("sampleTraceId"))
-	err := pbFields(msg, func(f pbField) error {
-		switch f.num {
-		case eventNameIID:
-			ev.name = s.interned[internedNames][f.u]
-		case eventName:
-			ev.name = string(f.b)
-		case eventTrack:
-			ev.track = f.u
-		case eventArgument:
-			if !f.isLen {
-				return errProto
-			}
-			return s.walk(f.b, nil, 0, func(path []string, value string) {
-				switch {
-				case len(path) > 0 && path[len(path)-1] == "sampleTraceId":
-					ev.sample = true
-				case len(path) == 2 && path[0] == "data":
-					ev.data[path[1]] = value
-				case len(path) == 1 && path[0] == "data" && strings.HasPrefix(value, "{"):
-					// A legacy JSON value.
-					var data map[string]any
-					_ = json.Unmarshal([]byte(value), &data)
-					for k, v := range data {
-						if s, ok := v.(string); ok {
-							ev.data[k] = s
-						}
-					}
-				}
-			})
-		}
-		return nil
-	})
-	return ev, err
+// closeTrace closes the stream of the trace a tracingComplete (ok: one
+// was received) hands over, unread.
+func closeTrace(b *cdp.Browser, raw jsonv2.Value, ok bool) {
+	var c tracing.EventTracingComplete
+	if ok && jsonv2.Unmarshal(raw, &c) == nil && c.Stream != "" {
+		closeStream(b, c.Stream)
+	}
 }
 
-// walk walks a DebugAnnotation, calling f with the path of names to it
-// and each one below it, and its string value (empty for other kinds).
-func (s *sequence) walk(msg []byte, path []string, depth int, f func([]string, string)) error {
-	if depth > 16 {
-		return errProto
-	}
-	var name, value string
-	var nested [][]byte
-	err := pbFields(msg, func(a pbField) error {
-		switch a.num {
-		case argNameIID:
-			name = s.interned[internedArgNames][a.u]
-		case argName:
-			name = string(a.b)
-		case argString:
-			value = string(a.b)
-		case argStringIID:
-			value = s.interned[internedArgStrings][a.u]
-		case argLegacyJSON:
-			value = string(a.b)
-		case argDict, argArray:
-			if !a.isLen {
-				return errProto
-			}
-			nested = append(nested, a.b)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	path = append(path, name)
-	f(path, value)
-	for _, n := range nested {
-		if err := s.walk(n, path, depth+1, f); err != nil {
-			return err
-		}
-	}
-	return nil
+// closeStream closes a stream of the browser's, in the background.
+func closeStream(b *cdp.Browser, h cdpio.StreamHandle) {
+	go func() { // owned by the stream: bounded by its timeout
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = cdproto.Call(ctx, b, cdpio.Close, cdpio.CloseParams{Handle: h})
+	}()
 }
 
-// readTrack records a TrackDescriptor: the thread of a thread track, the
-// parent of a track below one.
-func readTrack(msg []byte, threads map[uint64]thread, parents map[uint64]uint64) error {
-	var uuid, parent uint64
-	var th *thread
-	err := pbFields(msg, func(f pbField) error {
-		switch f.num {
-		case trackUUID:
-			uuid = f.u
-		case trackParent:
-			parent = f.u
-		case trackThread:
-			if !f.isLen {
-				return errProto
-			}
-			th = &thread{}
-			return pbFields(f.b, func(t pbField) error {
-				switch t.num {
-				case threadPid:
-					th.pid = int64(int32(t.u))
-				case threadTid:
-					th.tid = int64(int32(t.u))
-				}
-				return nil
-			})
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+// flushTimeout bounds how long a late trace flush keeps the next force
+// waiting.
+const flushTimeout = 30 * time.Second
+
+// endTracing ends a tracing session whose start or end was cut short, and
+// releases the browser's tracing once it is off (complete is the
+// subscription to tracingComplete, stopped by stop).
+func endTracing(b *cdp.Browser, complete <-chan jsonv2.Value, stop, unlock func()) {
+	defer unlock()
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	if _, err := cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
+		return // not started after all, or the browser is gone
 	}
-	if th != nil {
-		threads[uuid] = *th
+	awaitComplete(b, complete, ctx.Done())
+}
+
+// awaitComplete waits for tracingComplete (and closes the trace's
+// stream), a lost connection, or timeout.
+func awaitComplete[T any](b *cdp.Browser, complete <-chan jsonv2.Value, timeout <-chan T) {
+	select {
+	case raw, ok := <-complete:
+		closeTrace(b, raw, ok)
+	case <-b.Done():
+	case <-timeout:
 	}
-	if parent != 0 {
-		parents[uuid] = parent
+}
+
+// tracingRefused is the error of a Tracing.start the browser refused: as
+// "unsupported operation" when another client traces (chromedriver's
+// performance log with perfLoggingPrefs.traceCategories, DevTools), which
+// wdext cannot stop.
+func tracingRefused(who string, err error) error {
+	if cdp.IsTracingStarted(err) {
+		return wire.Errorf(wire.UnsupportedOperation,
+			"%s needs the browser's tracing, but another client's tracing session is running "+
+				"(chromedriver's performance log with perfLoggingPrefs.traceCategories, DevTools): %v", who, err)
 	}
-	return nil
+	return err
 }

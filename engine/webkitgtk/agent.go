@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,13 +17,6 @@ import (
 // sampling profiler when no profiler stops meanwhile: the profiler keeps
 // them until then.
 const drainEvery = 10 * time.Second
-
-// maxScripts bounds the responses an agent remembers for workers.
-const maxScripts = 256
-
-// maxFrames bounds the frames whose document's policy an agent remembers
-// (a page that keeps making iframes): the oldest frame is forgotten first.
-const maxFrames = 1024
 
 // maxQueued bounds the events queued for the agent while it is busy
 // (arming, delivering samples): a page logging in a loop must not grow
@@ -140,29 +131,6 @@ type agent struct {
 	scriptOrder []string
 	since       float64 // the stopwatch time tracking (re)started at; -1: not known
 	prepared    bool    // PrepareBackends asked for
-}
-
-type policy struct {
-	url     string
-	allowed bool
-}
-
-type trackingComplete struct {
-	Timestamp float64 `json:"timestamp"`
-	Samples   struct {
-		StackTraces []struct {
-			Timestamp   float64      `json:"timestamp"`
-			StackFrames []stackFrame `json:"stackFrames"`
-		} `json:"stackTraces"`
-	} `json:"samples"`
-}
-
-type stackFrame struct {
-	SourceID string `json:"sourceID"`
-	Name     string `json:"name"`
-	Line     int    `json:"line"`
-	Column   int    `json:"column"`
-	URL      string `json:"url"`
 }
 
 // event is the connection's subscriber: it runs on the connection's
@@ -354,107 +322,6 @@ func stopToken(params json.RawMessage) string {
 	return t
 }
 
-// response notes the Document-Policy of a frame's new document.
-func (a *agent) response(params json.RawMessage) {
-	var p struct {
-		FrameID  string `json:"frameId"`
-		Type     string `json:"type"`
-		Response struct {
-			URL     string            `json:"url"`
-			Headers map[string]string `json:"headers"`
-		} `json:"response"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return
-	}
-	h := http.Header{}
-	for k, v := range p.Response.Headers {
-		// WebKit joins repeated fields with ", ", as HTTP allows.
-		h.Add(k, v)
-	}
-	allowed := JSProfilingAllowed(h)
-	if p.Type == "Document" && p.FrameID != "" {
-		if _, known := a.policies[p.FrameID]; !known {
-			a.frameOrder = append(a.frameOrder, p.FrameID)
-			if len(a.frameOrder) > maxFrames {
-				delete(a.policies, a.frameOrder[0])
-				a.frameOrder = a.frameOrder[1:]
-			}
-		}
-		a.policies[p.FrameID] = policy{url: p.Response.URL, allowed: allowed}
-		return
-	}
-	// Perhaps a worker's script: its page fetches it before the worker
-	// starts (Worker.workerCreated comes after).
-	u := withoutFragment(p.Response.URL)
-	if a.scripts == nil {
-		a.scripts = map[string]bool{}
-	}
-	if _, seen := a.scripts[u]; !seen {
-		a.scriptOrder = append(a.scriptOrder, u)
-		if len(a.scriptOrder) > maxScripts {
-			delete(a.scripts, a.scriptOrder[0])
-			a.scriptOrder = a.scriptOrder[1:]
-		}
-	}
-	a.scripts[u] = allowed
-}
-
-func withoutFragment(u string) string { return strings.SplitN(u, "#", 2)[0] }
-
-// workerPolicy is the Document-Policy a dedicated worker gets, as the
-// proposal for Document Policy in workers has it (the JS Self-Profiling
-// spec only speaks of documents): a worker fetched over the network has
-// its script's response's; a blob: worker its creator's, here the policy
-// of a frame of the blob URL's origin (when the frames of that origin
-// agree); known is false otherwise (data:, say).
-func (a *agent) workerPolicy(url string) (allowed, known bool) {
-	if rest, ok := strings.CutPrefix(url, "blob:"); ok {
-		origin := rest
-		if i := strings.Index(rest, "://"); i >= 0 {
-			if j := strings.IndexByte(rest[i+3:], '/'); j >= 0 {
-				origin = rest[:i+3+j]
-			}
-		}
-		for _, p := range a.policies {
-			if !strings.HasPrefix(p.url, origin+"/") && p.url != origin {
-				continue
-			}
-			if known && p.allowed != allowed {
-				return false, false
-			}
-			allowed, known = p.allowed, true
-		}
-		return allowed, known
-	}
-	allowed, known = a.scripts[withoutFragment(url)]
-	return allowed, known
-}
-
-// contextCreated tells a frame's new document its Document-Policy, when
-// the frame's latest response is the document's.
-func (a *agent) contextCreated(params json.RawMessage) {
-	var p struct {
-		Context struct {
-			ID      int64  `json:"id"`
-			Type    string `json:"type"`
-			FrameID string `json:"frameId"`
-		} `json:"context"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.Context.Type != "normal" {
-		return
-	}
-	pol, ok := a.policies[p.Context.FrameID]
-	if !ok {
-		return
-	}
-	u, _ := json.Marshal(withoutFragment(pol.url))
-	expr := `location.href.split("#")[0] === ` + string(u) + ` && ` + polyfill.SetPolicyScript(pol.allowed)
-	ctx, cancel := context.WithTimeout(context.Background(), armTimeout)
-	defer cancel()
-	a.conn.EvaluateIn(ctx, p.Context.ID, expr, nil) // a context gone meanwhile has no policy to learn
-}
-
 // workerCreated puts the polyfill in a new dedicated worker, which waits
 // for Worker.initialized before it runs its script.
 func (a *agent) workerCreated(params json.RawMessage) {
@@ -551,129 +418,4 @@ func (a *agent) drain(tokens []string) {
 		}()
 	}
 	wg.Wait()
-}
-
-// toBatch turns JavaScriptCore's samples into the polyfill's: times in
-// epoch milliseconds (stopwatch seconds * 1000 + origin), stacks outermost
-// first, frames without a script URL left out unless they are named
-// host functions (line -1: "now" for performance.now()).
-//
-// JavaScriptCore gives part of the samples the timestamp 0 (measured on
-// WebKitGTK 2.50.6: the earlier ones of a run, 609 of the 707 samples of a
-// 1 s loop, 271 of 337 of two 300 ms loops 300 ms apart). Their order is
-// right, so they go back to back, at the sampler's period (the median
-// gap between the samples with a time), before the time after them (the
-// next sample's, or when tracking stopped): the sampler samples only while
-// JavaScript runs, so a run of samples is most often one busy stretch.
-// When that would put them before the time known before them (the
-// previous sample's, or when tracking started), or the period is not
-// known, they are spread evenly between the two.
-func toBatch(done trackingComplete, since, origin float64) polyfill.Batch {
-	traces := done.Samples.StackTraces
-	period := samplerPeriod(done)
-	times := make([]float64, len(traces))
-	prev := since
-	for i := 0; i < len(traces); {
-		if t := traces[i].Timestamp; t > 0 {
-			times[i], prev = t, t
-			i++
-			continue
-		}
-		j := i
-		for j < len(traces) && traces[j].Timestamp <= 0 {
-			j++
-		}
-		next := done.Timestamp
-		if j < len(traces) {
-			next = traces[j].Timestamp
-		}
-		if prev < 0 || prev > next {
-			prev = next
-		}
-		for k := i; k < j; k++ {
-			if period > 0 && next-float64(j-i)*period >= prev {
-				times[k] = next - float64(j-k)*period
-			} else {
-				times[k] = prev + (next-prev)*float64(k-i+1)/float64(j-i+1)
-			}
-		}
-		i = j
-	}
-	var b polyfill.Batch
-	index := map[polyfill.Frame]int{}
-	for i, st := range traces {
-		ids := []int{}
-		for k := len(st.StackFrames) - 1; k >= 0; k-- { // innermost first in the protocol
-			f := st.StackFrames[k]
-			var fr polyfill.Frame
-			switch {
-			case f.URL != "":
-				fr = polyfill.Frame{Name: f.Name, URL: f.URL, Line: max(f.Line, 0), Column: max(f.Column, 0)}
-			case f.Line < 0 && f.Name != "":
-				fr = polyfill.Frame{Name: f.Name}
-			default:
-				continue // a script without a URL: the inspector's, the automation's, a builtin's
-			}
-			id, ok := index[fr]
-			if !ok {
-				id = len(b.Frames)
-				index[fr] = id
-				b.Frames = append(b.Frames, fr)
-			}
-			ids = append(ids, id)
-		}
-		b.Samples = append(b.Samples, [2]any{origin + times[i]*1000, ids})
-	}
-	return b
-}
-
-// samplerPeriod is the median gap between consecutive samples that have a
-// time, leaving out gaps of 50 ms and more (JavaScript did not run); 0
-// when there are none.
-func samplerPeriod(done trackingComplete) float64 {
-	var gaps []float64
-	traces := done.Samples.StackTraces
-	for i := 1; i < len(traces); i++ {
-		a, b := traces[i-1].Timestamp, traces[i].Timestamp
-		if a > 0 && b > a && b-a < 0.05 {
-			gaps = append(gaps, b-a)
-		}
-	}
-	if len(gaps) == 0 {
-		return 0
-	}
-	slices.Sort(gaps)
-	return gaps[len(gaps)/2]
-}
-
-// JSProfilingAllowed reports whether a response's Document-Policy header
-// allows js-profiling: a structured-field dictionary whose js-profiling
-// member is a bare key or ?1 (?0 and absent: not allowed; a header that
-// does not parse counts as absent, as Document Policy says).
-func JSProfilingAllowed(h http.Header) bool {
-	allowed := false
-	for _, line := range h.Values("Document-Policy") {
-		for _, member := range strings.Split(line, ",") {
-			// key[=value][;params]
-			m := strings.TrimSpace(member)
-			key, value, hasValue := m, "", false
-			if i := strings.IndexAny(m, "=;"); i >= 0 {
-				key = m[:i]
-				if m[i] == '=' {
-					value, _, _ = strings.Cut(m[i+1:], ";")
-					value, hasValue = strings.TrimSpace(value), true
-				}
-			}
-			if strings.TrimSpace(key) != "js-profiling" {
-				continue
-			}
-			switch {
-			case !hasValue || value == "?1":
-				allowed = true
-			case value == "?0":
-				allowed = false
-			}
-		}
-	}
-	return allowed
 }

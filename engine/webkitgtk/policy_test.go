@@ -1,0 +1,72 @@
+package webkitgtk
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/wdext/wdext/polyfill"
+)
+
+func TestJSProfilingAllowed(t *testing.T) {
+	for _, c := range []struct {
+		values []string
+		want   bool
+	}{
+		{nil, false},
+		{[]string{"js-profiling"}, true},
+		{[]string{"js-profiling=?1"}, true},
+		{[]string{"js-profiling=?0"}, false},
+		{[]string{"oversized-images=2.0, js-profiling"}, true},
+		{[]string{"js-profiling;report-to=x"}, true},
+		{[]string{"js-profilingx"}, false},
+		{[]string{"a=1", "js-profiling"}, true},
+		{[]string{"js-profiling", "js-profiling=?0"}, false},
+	} {
+		h := http.Header{}
+		for _, v := range c.values {
+			h.Add("Document-Policy", v)
+		}
+		if got := JSProfilingAllowed(h); got != c.want {
+			t.Errorf("%q: %v, want %v", c.values, got, c.want)
+		}
+	}
+}
+
+func TestInjectPolicy(t *testing.T) {
+	h := http.Header{"Document-Policy": {"js-profiling"}}
+	got := string(InjectPolicy([]byte("<!doctype html><p>"), h))
+	want := "<!doctype html><script>" + polyfill.SetPolicyScript(true) + "</script><p>"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestWorkerPolicy(t *testing.T) {
+	a := &agent{policies: map[string]policy{
+		"1": {url: "http://a:1/page.html", allowed: true},
+		"2": {url: "http://b:2/x/page.html", allowed: false},
+		"3": {url: "http://b:2/other.html", allowed: false},
+		"4": {url: "http://c:3/", allowed: true},
+		"5": {url: "http://c:3/np.html", allowed: false},
+	}}
+	a.response(json.RawMessage(`{"type":"Script","response":{"url":"http://a:1/w.js#x","headers":{"Document-Policy":"js-profiling"}}}`))
+	a.response(json.RawMessage(`{"type":"Other","response":{"url":"http://a:1/n.js","headers":{}}}`))
+	for _, c := range []struct {
+		url            string
+		allowed, known bool
+	}{
+		{"http://a:1/w.js", true, true},
+		{"http://a:1/n.js", false, true},
+		{"http://a:1/unseen.js", false, false},
+		{"blob:http://a:1/1234-5678", true, true},
+		{"blob:http://b:2/1234", false, true},
+		{"blob:http://c:3/1234", false, false}, // the origin's frames disagree
+		{"data:text/javascript,1", false, false},
+	} {
+		allowed, known := a.workerPolicy(c.url)
+		if allowed != c.allowed || known != c.known {
+			t.Errorf("%s: %v %v, want %v %v", c.url, allowed, known, c.allowed, c.known)
+		}
+	}
+}
