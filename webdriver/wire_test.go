@@ -27,7 +27,7 @@ type rawClient struct {
 	base string
 	http *http.Client
 	// jsonOnly, when set, fails the test on any reply whose Content-Type
-	// is not webdriver.ContentType (wdext's promise).
+	// is not wire.ContentType (wdext's promise).
 	jsonOnly bool
 }
 
