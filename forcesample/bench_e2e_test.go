@@ -10,6 +10,8 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver/wdclient"
@@ -23,9 +25,9 @@ import (
 //
 //	go test ./forcesample -run XXX -bench ForceSample -benchtime 1000x
 func BenchmarkForceSample(b *testing.B) {
-	env := e2e.Start(b, forcesample.Register)
+	env := chromiumtest.Start(b, forcesample.Register)
 	pages := e2e.ServePages(b, e2e.Testdata(), nil)
-	wd := e2e.Session(b, env.URL, nil)
+	wd := e2e.Session(b, env.URL, chromiumtest.Capabilities())
 	opts := fmt.Sprintf("&interval=%d&buffer=%d", 600_000, b.N+100)
 	assert.NilError(b, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C+opts))
 	_, err := wd.ExecuteScriptAsync(`window.framesLoaded.then(arguments[arguments.length-1])`, nil)
@@ -125,7 +127,7 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 //
 //	go test ./forcesample -run XXX -bench ForceSampleWebKitGTK -benchtime 200x
 func BenchmarkForceSampleWebKitGTK(b *testing.B) {
-	env := e2e.StartWebKitGTK(b, forcesample.Register, registerWalk)
+	env := webkitgtktest.Start(b, forcesample.Register, registerWalk)
 	pages := e2e.ServePages(b, e2e.Testdata(), nil)
 	c := e2e.NewRawSession(b, env.URL, map[string]any{})
 	c.Call("POST", "/url", map[string]any{"url": pages.A + "/forcesample/top.html?cross=" + pages.B + "&nested=" + pages.C}, nil)

@@ -14,6 +14,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/engine/chromium/forcetrace"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
@@ -45,7 +46,7 @@ type forceStats struct {
 }
 
 // observeForces gathers the forces of the sessions env makes from now on.
-func observeForces(t testing.TB, env *e2e.Env) *forceStats {
+func observeForces(t testing.TB, env *chromiumtest.Env) *forceStats {
 	st := &forceStats{strayNames: map[string]int{}}
 	stop := forcetrace.Observe(t, &env.Driver.Bind, func(r forcetrace.ForceReport) {
 		st.mu.Lock()
@@ -127,7 +128,7 @@ func TestForceSampleExact(t *testing.T) {
 	var releaseOnce sync.Once
 	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
 	t.Cleanup(releaseAll)
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	st := observeForces(t, env) // the session's forces: those of the loop below
 	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{
 		// Answers once the test releases the script (a long poll: a
@@ -141,7 +142,7 @@ func TestForceSampleExact(t *testing.T) {
 			}
 		}),
 	})
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	opts := fmt.Sprintf("interval=%d&buffer=%d", 600_000, n+100)
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C+"&"+opts))
@@ -220,10 +221,10 @@ func TestForceSampleExact(t *testing.T) {
 // window next to the sampled one take no sample either.
 func TestForceSampleExactSameProcess(t *testing.T) {
 	n := envInt(t, "WDEXT_FORCESAMPLE_CALLS", 100) / 2
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	st := observeForces(t, env) // the session's forces: those of the loop below
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	opts := fmt.Sprintf("?interval=%d&buffer=%d", 600_000, n+100)
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/frame.html"+opts))
 	waitLoaded(t, wd)
@@ -259,9 +260,9 @@ func TestForceSampleExactSameProcess(t *testing.T) {
 // sample, not even the one at construction (measured; see
 // engine/chromium's package doc).
 func TestForceSampleAfterSameProcessNavigation(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/frame.html?n=0"))
 	waitLoaded(t, wd)
 	c, err := wdclient.For(wd)

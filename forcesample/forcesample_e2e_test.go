@@ -9,6 +9,7 @@ import (
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver/wdclient"
@@ -83,9 +84,9 @@ func mark(t *testing.T, wd selenium.WebDriver) {
 // frame nested in it from a third site, and a second window of a fourth
 // site: one call gives each exactly one sample.
 func TestForceSampleEveryFrameAndWindow(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C))
 	await(t, wd, `await window.framesLoaded;`)
@@ -119,9 +120,9 @@ func TestForceSampleEveryFrameAndWindow(t *testing.T) {
 
 // A same-origin iframe shares its parent's renderer and isolate.
 func TestForceSampleSameOriginIframe(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/host.html"))
 	await(t, wd, `await window.framesLoaded;`)
@@ -140,9 +141,9 @@ func TestForceSampleSameOriginIframe(t *testing.T) {
 // Between calls wdext leaves tracing off: a page busy with timers gains no
 // samples from wdext while no force is under way.
 func TestForceSampleDisarmsBetweenCalls(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/frame.html"))
 	waitLoaded(t, wd)
@@ -158,8 +159,8 @@ func TestForceSampleDisarmsBetweenCalls(t *testing.T) {
 // log with trace categories) gets a clear unsupported operation, never a
 // silent no-op.
 func TestForceSampleTracingConflict(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
-	caps := e2e.Capabilities()
+	env := chromiumtest.Start(t, forcesample.Register)
+	caps := chromiumtest.Capabilities()
 	caps["goog:loggingPrefs"] = map[string]string{"performance": "ALL"}
 	caps["goog:chromeOptions"] = map[string]any{"perfLoggingPrefs": map[string]any{"traceCategories": "devtools.timeline"}}
 	wd := e2e.Session(t, env.URL, caps)
@@ -178,8 +179,8 @@ func TestForceSampleTracingConflict(t *testing.T) {
 
 // A session whose driver died gets a W3C error, not a hang.
 func TestForceSampleDeadDriver(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
-	wd := e2e.Session(t, env.URL, nil)
+	env := chromiumtest.Start(t, forcesample.Register)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	assert.NilError(t, wdclient.ForceSample(wd))
 	env.Driver.Kill()
 	err := wdclient.ForceSample(wd)
@@ -191,8 +192,8 @@ func TestForceSampleDeadDriver(t *testing.T) {
 // A client that gives up on a force (or a force that times out) leaves
 // the browser's tracing off: the next force works.
 func TestForceSampleAbortedLeavesTracingOff(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
-	wd := e2e.Session(t, env.URL, nil)
+	env := chromiumtest.Start(t, forcesample.Register)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	assert.NilError(t, wd.Get("about:blank"))
 	c, err := wdclient.For(wd)
 	assert.NilError(t, err)

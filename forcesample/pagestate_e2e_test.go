@@ -12,6 +12,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver/wdclient"
@@ -43,7 +44,7 @@ func forceTimed(t *testing.T, wd selenium.WebDriver) (*wire.Error, time.Duration
 // answers within seconds, naming the page's state: a busy page would hold
 // the browser's Tracing.start, and wdext finds it before it asks.
 func TestForceSampleBadPage(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	// The busy page says when its loop starts (a beacon, which the browser
 	// sends while the page's main thread loops): on a loaded machine its
 	// timer may fire late, and a force that came first would rightly
@@ -86,7 +87,7 @@ func TestForceSampleBadPage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			wd := e2e.Session(t, env.URL, nil)
+			wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 			assert.NilError(t, wd.Get(pages.A+"/forcesample/frame.html"))
 			waitLoaded(t, wd)
 			assert.NilError(t, wdclient.ForceSample(wd))
@@ -110,9 +111,9 @@ func TestForceSampleBadPage(t *testing.T) {
 // A crashed tab that is not the session's current window has no
 // profilers left: forces go on sampling the others.
 func TestForceSampleOtherTabCrashed(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/frame.html"))
 	waitLoaded(t, wd)
 	first, err := wd.CurrentWindowHandle()

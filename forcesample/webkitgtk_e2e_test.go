@@ -10,6 +10,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine/webkitgtk"
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/session"
@@ -39,7 +40,7 @@ func switchFrame(c *e2e.RawSession, id string) {
 // the inspector (what the command does for sessions wdext runs) and by
 // the WebDriver walk (for WebKitGTK drivers wdext does not run).
 func TestForceSampleWebKitGTK(t *testing.T) {
-	env := e2e.StartWebKitGTK(t, forcesample.Register, registerWalk)
+	env := webkitgtktest.Start(t, forcesample.Register, registerWalk)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	for _, force := range []string{"/forcesample", "/wdext-test/walk"} {
 		t.Run(strings.TrimPrefix(force, "/"), func(t *testing.T) { forceEverywhere(t, env, pages, force) })
@@ -54,7 +55,7 @@ func registerWalk(srv *webdriver.Server) {
 	})
 }
 
-func forceEverywhere(t *testing.T, env *e2e.WebKitEnv, pages *e2e.Pages, force string) {
+func forceEverywhere(t *testing.T, env *webkitgtktest.Env, pages *e2e.Pages, force string) {
 	c := e2e.NewRawSession(t, env.URL, map[string]any{})
 
 	c.Call("POST", "/url", map[string]any{"url": pages.A + "/forcesample/top.html?cross=" + pages.B + "&nested=" + pages.C}, nil)

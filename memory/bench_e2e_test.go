@@ -8,6 +8,7 @@ import (
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/webdriver/wdclient"
@@ -58,9 +59,9 @@ func median(ds []time.Duration) time.Duration {
 //
 //	go test ./memory -run XXX -bench MeasureMemory -benchtime 20x
 func BenchmarkMeasureMemory(b *testing.B) {
-	env := e2e.Start(b, memory.Register)
+	env := chromiumtest.Start(b, memory.Register)
 	pages := e2e.ServePages(b, e2e.Testdata(), nil)
-	wd := e2e.Session(b, env.URL, nil)
+	wd := e2e.Session(b, env.URL, chromiumtest.Capabilities())
 	load(b, wd, pages, page(pages, true))
 
 	unaided := selfMeasure(b, wd)
@@ -99,9 +100,9 @@ func BenchmarkMeasureMemory(b *testing.B) {
 //
 //	go test ./memory -run XXX -bench EagerFlag -benchtime 20x
 func BenchmarkMeasureMemoryEagerFlag(b *testing.B) {
-	env := e2e.Start(b, memory.Register)
+	env := chromiumtest.Start(b, memory.Register)
 	pages := e2e.ServePages(b, e2e.Testdata(), nil)
-	caps := e2e.Capabilities()
+	caps := chromiumtest.Capabilities()
 	caps["goog:chromeOptions"] = map[string]any{"args": []any{"--enable-blink-features=ForceEagerMeasureMemory"}}
 	wd := e2e.Session(b, env.URL, caps)
 	load(b, wd, pages, page(pages, true))

@@ -16,6 +16,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/webdriver/wdclient"
@@ -113,9 +114,9 @@ func measure(t *testing.T, wd selenium.WebDriver, opts wdclient.MeasureOptions) 
 // address-space rule), under its container. The default source of an
 // isolated page is the API.
 func TestMeasureAPI(t *testing.T) {
-	env := e2e.Start(t, memory.Register)
+	env := chromiumtest.Start(t, memory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	load(t, wd, pages, page(pages, true))
 
 	for _, source := range []string{wire.SourceAPI, ""} {
@@ -142,9 +143,9 @@ func TestMeasureAPI(t *testing.T) {
 // appear under its container, the page's isolate holds the page and its
 // same-origin iframe in one entry, the worker its own.
 func TestMeasureEngine(t *testing.T) {
-	env := e2e.Start(t, memory.Register)
+	env := chromiumtest.Start(t, memory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 
 	for _, isolated := range []bool{true, false} {
 		load(t, wd, pages, page(pages, isolated))
@@ -179,9 +180,9 @@ func TestMeasureEngine(t *testing.T) {
 // (its URL, as the spec's example.com/iframe2 example) under the container
 // of the cross-site iframe, which is aggregated on its own.
 func TestMeasureEngineNested(t *testing.T) {
-	env := e2e.Start(t, memory.Register)
+	env := chromiumtest.Start(t, memory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	load(t, wd, pages, "cross="+pages.B+"&crossmb=20&nested="+pages.A)
 	_, err := wdclient.CollectGarbage(wd)
 	assert.NilError(t, err)
@@ -203,9 +204,9 @@ func TestMeasureEngineNested(t *testing.T) {
 
 // source "api" needs cross-origin isolation; the error says so.
 func TestMeasureAPINotIsolated(t *testing.T) {
-	env := e2e.Start(t, memory.Register)
+	env := chromiumtest.Start(t, memory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	load(t, wd, pages, page(pages, false))
 	_, err := wdclient.MeasureMemory(wd, wdclient.MeasureOptions{Source: wire.SourceAPI})
 	var we *wire.Error
@@ -218,9 +219,9 @@ func TestMeasureAPINotIsolated(t *testing.T) {
 // garbage collection the page API waits for: the measurement times out,
 // and the error names the worker. The engine source does not wait for it.
 func TestMeasureBusyWorker(t *testing.T) {
-	env := e2e.Start(t, memory.Register)
+	env := chromiumtest.Start(t, memory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	// The worker stays busy far longer than both timeouts below; they are
 	// long enough for everything else to answer on a loaded machine.
 	load(t, wd, pages, "isolated&workermb=50&workerbusy=120")
@@ -245,9 +246,9 @@ func TestMeasureBusyWorker(t *testing.T) {
 // gc collects every isolate: garbage dropped in the page and in the worker
 // is gone afterwards, and each isolate is reported once.
 func TestCollectGarbage(t *testing.T) {
-	env := e2e.Start(t, memory.Register)
+	env := chromiumtest.Start(t, memory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, env.URL, nil)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	load(t, wd, pages, page(pages, false))
 
 	// Garbage on the page's heap (several MB of small objects) and a
@@ -281,8 +282,8 @@ func TestCollectGarbage(t *testing.T) {
 
 // Parameters are checked before anything runs.
 func TestMeasureBadArguments(t *testing.T) {
-	env := e2e.Start(t, memory.Register)
-	wd := e2e.Session(t, env.URL, nil)
+	env := chromiumtest.Start(t, memory.Register)
+	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
 	c, err := wdclient.For(wd)
 	assert.NilError(t, err)
 	ctx := context.Background()

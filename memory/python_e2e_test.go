@@ -8,7 +8,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
 )
@@ -49,7 +49,7 @@ func TestPythonClientParameters(t *testing.T) {
 		}
 		t.Skipf("needs Debian's python3-selenium: %v", err)
 	}
-	env := e2e.Start(t, memory.Register, debuggermemory.Register)
+	env := chromiumtest.Start(t, memory.Register, debuggermemory.Register)
 	cmd := exec.Command("/usr/bin/python3", "-c", pythonClient)
 	cmd.Env = append(os.Environ(), "WDEXT_URL="+env.URL)
 	out, err := cmd.CombinedOutput()

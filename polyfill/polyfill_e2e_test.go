@@ -7,6 +7,8 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/polyfill"
 )
@@ -16,12 +18,12 @@ import (
 func engines(t *testing.T, check func(t *testing.T, c *e2e.RawSession, page string)) {
 	pages := e2e.ServePages(t, e2e.Testdata("polyfill"), nil)
 	t.Run("chromium", func(t *testing.T) {
-		env := e2e.Start(t)
+		env := chromiumtest.Start(t)
 		c := e2e.NewRawSession(t, env.URL, map[string]any{"browserName": "chrome"})
 		check(t, c, pages.A+"/page.html")
 	})
 	t.Run("webkitgtk", func(t *testing.T) {
-		env := e2e.StartWebKitGTK(t)
+		env := webkitgtktest.Start(t)
 		c := e2e.NewRawSession(t, env.URL, map[string]any{})
 		check(t, c, pages.A+"/page.html")
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/tebeka/selenium/log"
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/report"
@@ -30,12 +31,12 @@ import (
 // screenshot of each.
 type browser struct {
 	t   *testing.T
-	env *e2e.Env
+	env *chromiumtest.Env
 	wd  selenium.WebDriver
 }
 
 func newBrowser(t *testing.T) *browser {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	wd := e2e.Session(t, env.URL, logging())
 	assert.NilError(t, wd.ResizeWindow("", 1400, 1000))
 	return &browser{t: t, env: env, wd: wd}
@@ -230,7 +231,7 @@ func contains(list []any, s string) bool {
 // with its three forced samples marked, the memory test's measurement and
 // its own attachment too, and the report shows them with the results.
 func TestWPTReport(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	root := filepath.Join("testdata", "wpt")
 	srv, th := e2e.WPTServer(t, root)
 	r := &wpt.Runner{WebDriver: env.URL, Server: srv, Testharness: th, Capture: true,
@@ -288,7 +289,7 @@ func TestWPTReport(t *testing.T) {
 }
 
 func logging() selenium.Capabilities {
-	caps := e2e.Capabilities()
+	caps := chromiumtest.Capabilities()
 	caps["goog:loggingPrefs"] = map[string]string{"browser": "ALL"}
 	return caps
 }

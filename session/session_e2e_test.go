@@ -18,8 +18,8 @@ import (
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/forcesample"
-	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
@@ -68,7 +68,7 @@ func assertInvalidSession(t *testing.T, status int, e *wire.Error, data []byte) 
 // --session-timeout: a session left idle is deleted in the driver, not
 // only forgotten by wdext.
 func TestSessionTimeoutDeletesUpstream(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	id := newSession(t, env.URL)
 	sess, ok := env.Server.Sessions().Get(id)
 	assert.Assert(t, ok)
@@ -102,7 +102,7 @@ func TestSessionTimeoutDeletesUpstream(t *testing.T) {
 // DELETE /session/{id} ends the session and drops wdext's state for it:
 // the registry entry and every per-session resource.
 func TestDeleteSessionCleansState(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	id := newSession(t, env.URL)
 	sess, ok := env.Server.Sessions().Get(id)
 	assert.Assert(t, ok)

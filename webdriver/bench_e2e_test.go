@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 )
 
 // percentile is the p-th percentile (nearest rank) of sorted durations.
@@ -69,7 +69,7 @@ func (e *executeSync) once(b *testing.B) {
 // wdext sessions, their ratios (wdext / direct), and the relay's ratios:
 // what any extra hop costs on this machine.
 func BenchmarkExecuteSync(b *testing.B) {
-	env := e2e.Start(b)
+	env := chromiumtest.Start(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	in, err := env.Driver.Current(ctx)
@@ -102,7 +102,7 @@ func BenchmarkExecuteSync(b *testing.B) {
 // tcp-relay- copies bytes and knows nothing of HTTP; http-relay- is the
 // least an HTTP-aware hop can do.
 func BenchmarkExecuteSyncServe(b *testing.B) {
-	env := e2e.Start(b)
+	env := chromiumtest.Start(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	in, err := env.Driver.Current(ctx)

@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"gotest.tools/v3/assert"
-
-	"github.com/wdext/wdext/internal/e2e"
 )
 
 // bidiCall sends one BiDi command and returns its reply, skipping events.
@@ -31,7 +30,7 @@ func bidiCall(t *testing.T, ws *websocket.Conn, id int, method string, params an
 // address, and BiDi commands go through it both ways; a close from the
 // client ends the connection cleanly with the code it sent.
 func TestBiDiThroughWdext(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	c := newWire(t, env.URL, true)
 	id, caps := c.newSession(newSessionBody(map[string]any{"webSocketUrl": true}))
 
@@ -99,7 +98,7 @@ func TestBiDiThroughWdext(t *testing.T) {
 // When the session ends while BiDi connections are open, a connection
 // through wdext ends the way one straight to chromedriver does.
 func TestBiDiSessionDeleted(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	c := newWire(t, env.URL, true)
 	id, caps := c.newSession(newSessionBody(map[string]any{"webSocketUrl": true}))
 	sess, _ := env.Server.Sessions().Get(id)
@@ -134,7 +133,7 @@ func TestBiDiSessionDeleted(t *testing.T) {
 // BiDi on a session wdext does not know, or that has no BiDi, is a W3C
 // error, not a hang or an upgrade.
 func TestBiDiWithoutWebSocketURL(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	c := newWire(t, env.URL, true)
 	id, caps := c.newSession(newSessionBody(nil))
 	_, has := caps["webSocketUrl"]

@@ -4,15 +4,14 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"gotest.tools/v3/assert"
-
-	"github.com/wdext/wdext/internal/e2e"
 )
 
 // Chunked requests work with chromedriver, which refuses them itself:
 // wdext sends the body on with its length.
 func TestChunkedCommandsWithChromedriver(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	newSession, _ := json.Marshal(newSessionBody(nil))
 	status, _, reply := post(t, env.URL+"/session", newSession, true)
 	assert.Equal(t, status, 200, "%s", reply)

@@ -14,7 +14,8 @@ import (
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/wire"
 )
@@ -242,11 +243,11 @@ func compareOutcomes(t *testing.T, what string, want, got []outcome) {
 // The same command sequence, straight to a chromedriver and through wdext,
 // gets the same statuses, error codes and messages.
 func TestConformanceWithChromedriver(t *testing.T) {
-	path := e2e.RequireChromium(t)
+	path := chromiumtest.Require(t)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	page := pages.A + "/webdriver/conformance.html"
 
-	direct := &driver.Chromedriver{Path: path}
+	direct := &chromium.Driver{Path: path}
 	t.Cleanup(func() { direct.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -258,7 +259,7 @@ func TestConformanceWithChromedriver(t *testing.T) {
 		t.Log("chromedriver: ", o)
 	}
 
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	got := conformanceSequence(t, newWire(t, env.URL, true), newSessionBody(nil), page)
 	compareOutcomes(t, "wdext", want, got)
 	got = conformanceSequence(t, newWire(t, env.URL+"/wd/hub", true), newSessionBody(nil), page)
@@ -269,9 +270,9 @@ func TestConformanceWithChromedriver(t *testing.T) {
 // tebeka/selenium, which defaults to the /wd/hub prefix and sends no
 // Content-Type, drives the same kinds of commands through wdext.
 func TestConformanceTebekaWdHub(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd, err := selenium.NewRemote(e2e.Capabilities(), env.URL+"/wd/hub")
+	wd, err := selenium.NewRemote(chromiumtest.Capabilities(), env.URL+"/wd/hub")
 	assert.NilError(t, err)
 	quit := false
 	t.Cleanup(func() {

@@ -14,6 +14,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
@@ -197,7 +198,7 @@ func TestUpstreamUnreachable(t *testing.T) {
 // A driver that cannot be started: new sessions are "session not created"
 // saying why; commands on unknown sessions are "invalid session id".
 func TestManagedDriverFailsToStart(t *testing.T) {
-	d := &driver.Chromedriver{Path: t.TempDir() + "/no-such-chromedriver"}
+	d := &chromium.Driver{Path: t.TempDir() + "/no-such-chromedriver"}
 	srv := errorsServer(d)
 	rec := serve(srv, httptest.NewRequest("POST", "/session", strings.NewReader(`{}`)))
 	expectError(t, rec, wire.SessionNotCreated, "no-such-chromedriver")

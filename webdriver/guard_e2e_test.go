@@ -7,16 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"gotest.tools/v3/assert"
-
-	"github.com/wdext/wdext/internal/e2e"
 )
 
 // What curl -d sends (application/x-www-form-urlencoded) works through
 // wdext as it does with chromedriver alone: a program's POST is JSON
 // whatever its Content-Type says.
 func TestCurlContentTypeWithChromedriver(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	post := func(path, body string) (int, []byte) {
 		resp, err := http.Post(env.URL+path, "application/x-www-form-urlencoded", strings.NewReader(body))
 		assert.NilError(t, err)
@@ -24,7 +23,7 @@ func TestCurlContentTypeWithChromedriver(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, b
 	}
-	caps, _ := json.Marshal(map[string]any{"capabilities": map[string]any{"alwaysMatch": e2e.Capabilities()}})
+	caps, _ := json.Marshal(map[string]any{"capabilities": map[string]any{"alwaysMatch": chromiumtest.Capabilities()}})
 	status, body := post("/session", string(caps))
 	assert.Equal(t, status, 200, "%s", body)
 	var created struct {

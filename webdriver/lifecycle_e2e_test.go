@@ -12,7 +12,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/procgroup"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
@@ -23,7 +23,7 @@ import (
 // "invalid session id" (a W3C reply, not a dropped connection), and a new
 // session gets a new driver.
 func TestDriverDeathInvalidatesSessions(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	c := newWire(t, env.URL, true)
 	id, _ := c.newSession(newSessionBody(nil))
 	c.do("GET", "/session/"+id+"/title", nil).ok(t, nil)
@@ -45,7 +45,7 @@ func TestDriverDeathInvalidatesSessions(t *testing.T) {
 
 // A command in flight when the driver dies gets a W3C error too.
 func TestDriverDeathDuringCommand(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	c := newWire(t, env.URL, true)
 	id, _ := c.newSession(newSessionBody(nil))
 
@@ -84,7 +84,7 @@ func failingCommand(s *webdriver.Server) {
 // closed, or its browser died, answers what the driver answers for that
 // session: "no such window", "invalid session id".
 func TestCommandFailureNamesTheSessionState(t *testing.T) {
-	env := e2e.Start(t, failingCommand)
+	env := chromiumtest.Start(t, failingCommand)
 	c := newWire(t, env.URL, true)
 
 	id, _ := c.newSession(newSessionBody(nil))

@@ -29,7 +29,7 @@ type Config struct {
 	Sessions *session.Registry
 	// Defaults, if set, add what the machine needs to every new-session
 	// request (managed mode only: a remote's machine is its own business).
-	Defaults SessionDefaults
+	Defaults driver.Defaults
 	Guard    Guard
 	Log      *slog.Logger
 	// Transport for upstream requests; nil for driver.Transport, with
@@ -44,13 +44,6 @@ type Config struct {
 	// and /status says ready false while the server is full (wdext serve
 	// --max-sessions).
 	MaxSessions int
-}
-
-// SessionDefaults add to a decoded new-session request, in place, what
-// the machine needs (the browser binary, headless switches), never
-// overriding what the client asked for.
-type SessionDefaults interface {
-	Apply(req map[string]any)
 }
 
 // DefaultCommandTimeout bounds an extension command that sets no deadline

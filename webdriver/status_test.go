@@ -16,7 +16,8 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/driver"
-	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
@@ -64,7 +65,7 @@ func TestStatusRemote(t *testing.T) {
 // A managed driver that was never started is ready (the first new session
 // starts it); one that failed to start is not.
 func TestStatusManagedLazy(t *testing.T) {
-	d := &driver.Chromedriver{Path: filepath.Join(t.TempDir(), "no-such-chromedriver")}
+	d := &chromium.Driver{Path: filepath.Join(t.TempDir(), "no-such-chromedriver")}
 	srv := webdriver.NewServer(webdriver.Config{Upstream: d, Log: quietLog()})
 	ready, _ := status(t, srv, "/status")
 	assert.Assert(t, ready, "before the first start")
@@ -81,10 +82,10 @@ func TestStatusManagedLazy(t *testing.T) {
 // it), true once it answers, true again (lazily) after it died, and false
 // once wdext stopped it.
 func TestStatusWhileDriverStarts(t *testing.T) {
-	path := e2e.RequireChromium(t)
+	path := chromiumtest.Require(t)
 	slow := filepath.Join(t.TempDir(), "slow-chromedriver")
 	assert.NilError(t, os.WriteFile(slow, []byte("#!/bin/sh\nsleep 1\nexec "+path+" \"$@\"\n"), 0o755))
-	d := &driver.Chromedriver{Path: slow}
+	d := &chromium.Driver{Path: slow}
 	t.Cleanup(func() { d.Close() })
 	srv := webdriver.NewServer(webdriver.Config{Upstream: d, Log: quietLog()})
 

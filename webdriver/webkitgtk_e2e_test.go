@@ -9,6 +9,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/engine/webkitgtk"
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/polyfill"
 )
@@ -23,7 +24,7 @@ import (
 // wdext that driver is gone (one driver per session), so wdext answers
 // "invalid session id" with a message of its own.
 func TestConformanceWithWebKitWebDriver(t *testing.T) {
-	path := e2e.RequireWebKitGTK(t)
+	path := webkitgtktest.Require(t)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	page := pages.A + "/webdriver/conformance.html"
 
@@ -44,7 +45,7 @@ func TestConformanceWithWebKitWebDriver(t *testing.T) {
 		t.Log("WebKitWebDriver: ", o)
 	}
 
-	env := e2e.StartWebKitGTK(t)
+	env := webkitgtktest.Start(t)
 	body := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{}}}
 	got := conformanceSequence(t, newWire(t, env.URL, true), body, page)
 	last := len(want) - 1

@@ -12,7 +12,6 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/wire"
 )
@@ -137,7 +136,7 @@ func withMachineDefaults(body map[string]any) map[string]any {
 	data, _ := json.Marshal(body)
 	var out map[string]any
 	json.Unmarshal(data, &out)
-	bin, args := driver.ChromeMachineDefaults()
+	bin, args := chromium.MachineDefaults()
 	chromium.Defaults{Binary: bin, Args: args}.Apply(out)
 	return out
 }

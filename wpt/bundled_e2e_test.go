@@ -10,6 +10,7 @@ import (
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/wpt"
@@ -18,7 +19,7 @@ import (
 // runSuite runs the bundled suite (or a directory of it) through wdext in
 // front of real Chromium; vendor, if set, replaces testdriver-vendor.js.
 func runSuite(t testing.TB, dir string, vendor string) ([]wpt.Result, time.Duration) {
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	return runSuiteAt(t, env.URL, nil, dir, vendor)
 }
 

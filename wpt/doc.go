@@ -14,11 +14,10 @@
 //     wrappers and native versions of a few Python handlers.
 //     [Server.Mount] adds virtual paths (testharnessreport.js,
 //     testdriver-vendor.js, control endpoints); [Static] makes a handler
-//     from fixed bytes. [ChromeCapabilities] and [WebKitGTKCapabilities]
-//     are what a browser session needs to reach and trust it;
-//     Options.Document lets a browser engine rewrite the HTML documents
-//     it serves (wdext wpt tells WebKitGTK's Profiler polyfill each
-//     document's Document-Policy that way).
+//     from fixed bytes. [Server.WPTHosts] and [Server.SPKIHash] are what
+//     an engine's capabilities need for its browser to reach and trust
+//     it (package engine/kind, WPT); Options.Document lets an engine
+//     rewrite the HTML documents it serves.
 //   - [Discover] lists the tests under some paths the way WPT's manifest
 //     does, with their timeouts; [FindRoot] finds the WPT root a path is
 //     in (resources/testharness.js, or a [RootMarker] file), so test IDs do

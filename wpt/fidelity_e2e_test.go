@@ -15,6 +15,11 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
+	"github.com/wdext/wdext/engine/kind"
+	"github.com/wdext/wdext/engine/webkitgtk"
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/wpt"
 )
@@ -37,23 +42,23 @@ type echoed struct {
 }
 
 // Real Chromium through chromedriver and wdext, told by
-// ChromeCapabilities to resolve WPT's host names and trust the server's
+// chromium.WPTCapabilities to resolve WPT's host names and trust the server's
 // certificate, sees wptserve's arrangement: an HTTPS page on
 // web-platform.test with frames on the other HTTPS port, on www1. (same
 // site, so a SameSite=Strict cookie goes along), on élève. and on
 // not-web-platform.test (cross-site); every substitution; redirect.py; a
 // 501 for a Python handler wdext does not run; nonexistent. never resolving.
 func TestServerFidelity(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	srv := startFidelityServer(t)
-	wd := e2e.Session(t, env.URL, wpt.ChromeCapabilities(srv, false))
+	wd := e2e.Session(t, env.URL, chromium.WPTCapabilities(served(srv, false)))
 
 	got := loadFidelity(t, srv, wd)
 	checkFidelity(t, srv, got)
 
 	// Without the SPKI list, the same browser refuses the certificate: the
 	// switch is what makes it trusted, not some leniency of Chromium's.
-	caps := wpt.ChromeCapabilities(srv, false)
+	caps := chromium.WPTCapabilities(served(srv, false))
 	opts := caps["goog:chromeOptions"].(map[string]any)
 	opts["args"] = slices.DeleteFunc(opts["args"].([]string), func(a string) bool {
 		return strings.HasPrefix(a, "--ignore-certificate-errors-spki-list=")
@@ -89,17 +94,17 @@ func TestServerFidelity(t *testing.T) {
 }
 
 // WebKitGTK cannot be told to resolve WPT's names (see
-// WebKitGTKCapabilities), so it gets the loopback arrangement, over TLS
+// webkitgtk.WPTCapabilities), so it gets the loopback arrangement, over TLS
 // with acceptInsecureCerts: the same page, the other HTTPS port, the
 // alternate host's, redirect.py and a .py 501.
 func TestServerFidelityWebKitGTK(t *testing.T) {
-	env := e2e.StartWebKitGTK(t)
+	env := webkitgtktest.Start(t)
 	srv, err := wpt.NewServer(e2e.Testdata("wpt-fidelity"), wpt.Options{
 		MainHost: "localhost", SecondPort: true, HTTPS: true, ErrorLog: log.New(io.Discard, "", 0)})
 	assert.NilError(t, err)
 	assert.NilError(t, srv.Start(context.Background()))
 	t.Cleanup(func() { srv.Close() })
-	wd := e2e.Session(t, env.URL, wpt.WebKitGTKCapabilities(srv))
+	wd := e2e.Session(t, env.URL, webkitgtk.WPTCapabilities(served(srv, false)))
 	got := loadFidelity(t, srv, wd)
 
 	port := func(origin string) string { u, _ := url.Parse(origin); return u.Port() }
@@ -202,10 +207,10 @@ func checkFidelity(t *testing.T, srv *wpt.Server, got fidelity) {
 // workers) is there only in a session asked for with experimental
 // features, as wdext wpt --enable-experimental asks.
 func TestEnableExperimental(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	srv := startFidelityServer(t)
 	exposed := func(experimental bool) map[string]any {
-		wd := e2e.Session(t, env.URL, wpt.ChromeCapabilities(srv, experimental))
+		wd := e2e.Session(t, env.URL, chromium.WPTCapabilities(served(srv, experimental)))
 		assert.NilError(t, wd.Get(srv.URL("/experimental.html")))
 		v, err := wd.ExecuteScriptAsync(`const done = arguments[arguments.length - 1]; window.exposed.then(done);`, nil)
 		assert.NilError(t, err)
@@ -217,4 +222,9 @@ func TestEnableExperimental(t *testing.T) {
 	assert.Check(t, is.Equal(off["workerProfiler"], "undefined"))
 	assert.Check(t, is.Equal(on["workerProfiler"], "function"))
 	assert.Check(t, is.Equal(off["windowProfiler"], "function"), "the window's Profiler is not experimental")
+}
+
+// served is what a kind's WPT capabilities depend on of srv.
+func served(srv *wpt.Server, experimental bool) kind.Served {
+	return kind.Served{Hosts: srv.WPTHosts(), SPKIHash: srv.SPKIHash(), Experimental: experimental}
 }

@@ -267,28 +267,6 @@ func TestHeadersLookup(t *testing.T) {
 	assert.Check(t, is.Equal(h.Get("X-Py")+h.Get("X-Common"), ""), "handlers get no headers files")
 }
 
-func TestChromeCapabilities(t *testing.T) {
-	args := func(caps map[string]any) []string {
-		return caps["goog:chromeOptions"].(map[string]any)["args"].([]string)
-	}
-	assert.DeepEqual(t, args(ChromeCapabilities(nil, false)), []string{"--enable-blink-features=ForceEagerMeasureMemory"})
-	assert.DeepEqual(t, args(ChromeCapabilities(nil, true)),
-		[]string{"--enable-blink-features=ForceEagerMeasureMemory", "--enable-experimental-web-platform-features"})
-
-	root := writeTree(t, map[string]string{})
-	s, err := NewServer(root, Options{WPTHosts: true, HTTPS: true})
-	assert.NilError(t, err)
-	got := args(ChromeCapabilities(s, false))
-	assert.DeepEqual(t, got, []string{
-		"--enable-blink-features=ForceEagerMeasureMemory",
-		"--host-resolver-rules=MAP nonexistent.*.test ~NOTFOUND, MAP *.test. 127.0.0.1, MAP *.test 127.0.0.1",
-		"--ignore-certificate-errors-spki-list=" + s.SPKIHash(),
-	})
-	s, err = NewServer(root, Options{MainHost: "localhost"})
-	assert.NilError(t, err)
-	assert.DeepEqual(t, args(ChromeCapabilities(s, false)), []string{"--enable-blink-features=ForceEagerMeasureMemory"})
-}
-
 // Options.Document rewrites the HTML documents of the tree (files and
 // generated wrappers), seeing their headers, and nothing else.
 func TestDocumentHook(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/engine/chromium/forcetrace"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
@@ -33,7 +34,7 @@ func TestBundledProfilingLoop(t *testing.T) {
 		assert.NilError(t, err, "WDEXT_WPT_RUNS")
 		runs = n
 	}
-	env := e2e.Start(t, forcesample.Register)
+	env := chromiumtest.Start(t, forcesample.Register)
 	srv, th := bundledServer(t)
 	root, ctx := e2e.Testdata("wpt"), context.Background()
 	exp, err := wpt.LoadExpectations(e2e.Testdata("wpt", "expectations.json"))

@@ -37,8 +37,8 @@ var (
 //
 // test_driver.force_sample() is the Force Sample command, sent as soon as
 // the page asks: each call adds exactly one sample to the profilers it
-// samples (on Chromium, the most recently started one of each isolate),
-// whatever the page, testharness.js and chromedriver do meanwhile (the
+// samples (where a realm has several, the most recently started one),
+// whatever the page, testharness.js and the driver do meanwhile (the
 // force keeps them from sampling with it; see package forcesample). The
 // samples the browser takes by itself (at a profiler's start, at stop(),
 // every sampleInterval, at V8 deoptimizations of the page's code) are in
@@ -48,7 +48,8 @@ var (
 type Runner struct {
 	// WebDriver is the endpoint sessions are created at (wdext).
 	WebDriver string
-	// Capabilities for new sessions; nil means ChromeCapabilities(Server, false).
+	// Capabilities for new sessions: what the browser needs to run the
+	// tests Server serves (a kind's WPT capabilities).
 	Capabilities selenium.Capabilities
 	Server       *Server
 	// Testharness is testharness.js itself; nil serves the tree's own
@@ -187,11 +188,7 @@ func (r *Runner) session() (selenium.WebDriver, error) {
 	if r.wd != nil {
 		return r.wd, nil
 	}
-	caps := r.Capabilities
-	if caps == nil {
-		caps = ChromeCapabilities(r.Server, false)
-	}
-	wd, err := selenium.NewRemote(caps, r.WebDriver)
+	wd, err := selenium.NewRemote(r.Capabilities, r.WebDriver)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrSession, oneLine(err))
 	}
@@ -199,7 +196,7 @@ func (r *Runner) session() (selenium.WebDriver, error) {
 	return wd, nil
 }
 
-// oneLine is a driver's error as one line: chromedriver's messages span
+// oneLine is a driver's error as one line: a driver's messages may span
 // several and repeat their error code.
 func oneLine(err error) string {
 	msg := err.Error()
@@ -387,7 +384,7 @@ func (r *Runner) perform(ctx context.Context, wd selenium.WebDriver, action, sel
 		// Straight to the command, nothing before it: the force itself
 		// keeps the page from sampling anything but the forced sample
 		// (see forcesample's package doc), whatever the page, the
-		// harness or chromedriver do meanwhile.
+		// harness or the driver do meanwhile.
 		c := &wdclient.Client{URL: r.WebDriver}
 		return c.ForceSample(ctx, wd.SessionID())
 	}

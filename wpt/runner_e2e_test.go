@@ -8,6 +8,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/wpt"
 )
@@ -16,7 +17,7 @@ import (
 // harness's own TIMEOUT, and the run goes on: the next test passes, with a
 // testdriver action.
 func TestRunnerCopesWithBadPages(t *testing.T) {
-	env := e2e.Start(t)
+	env := chromiumtest.Start(t)
 	root := e2e.Testdata("wpt-runner")
 	th, err := wpt.FindTestharness("", root)
 	if err != nil {

@@ -31,7 +31,7 @@ type Options struct {
 	// WPTHosts uses WPT's own host names, as wptserve does: {{host}} is
 	// web-platform.test, {{domains[www1]}} www1.web-platform.test,
 	// {{hosts[alt][]}} not-web-platform.test. The browser must resolve them
-	// to 127.0.0.1 itself (ChromeCapabilities tells Chromium to).
+	// to 127.0.0.1 itself (a kind's WPT capabilities tell it to).
 	WPTHosts bool
 	// SecondPort also listens on a second port per host and scheme, WPT's
 	// {{ports[http][1]}} and {{ports[https][1]}}, which get-host-info.sub.js
@@ -150,8 +150,7 @@ func (s *Server) CA() *x509.Certificate {
 }
 
 // SPKIHash is the base64 SHA-256 of the HTTPS certificate's
-// SubjectPublicKeyInfo, the form Chromium's
-// --ignore-certificate-errors-spki-list takes; "" without Options.HTTPS.
+// SubjectPublicKeyInfo, the form a browser's SPKI allow list takes; "" without Options.HTTPS.
 func (s *Server) SPKIHash() string {
 	if s.certs == nil {
 		return ""

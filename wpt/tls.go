@@ -19,7 +19,7 @@ import (
 // only in memory and a leaf it signed for every host name the server
 // answers to. Nothing is written to disk and nothing is trusted system-wide;
 // a browser is told to accept the leaf's key for this run only (see
-// ChromeCapabilities).
+// SPKIHash).
 type certs struct {
 	ca   *x509.Certificate
 	leaf tls.Certificate // chain: leaf, then ca

@@ -6,6 +6,7 @@ import (
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/wpt"
@@ -16,7 +17,7 @@ import (
 // it), but for what expectations-webkitgtk.json records as beyond a
 // polyfill.
 func TestBundledSuiteWebKitGTK(t *testing.T) {
-	env := e2e.StartWebKitGTK(t, forcesample.Register)
+	env := webkitgtktest.Start(t, forcesample.Register)
 	results, _ := runSuiteAt(t, env.URL, selenium.Capabilities{}, "js-self-profiling", "")
 	exp, err := wpt.LoadExpectations(e2e.Testdata("wpt", "expectations-webkitgtk.json"))
 	assert.NilError(t, err)

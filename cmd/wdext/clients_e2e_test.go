@@ -12,6 +12,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 )
 
@@ -69,7 +70,7 @@ func readmePage(t *testing.T) string {
 }
 
 func TestClientPython(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	requireTool(t, "/usr/bin/python3 with selenium", "/usr/bin/python3", "-c", "import selenium")
 	s := startServe(t)
 	runClientScript(t, nil, "/usr/bin/python3", "clients/python/test_wdext.py", s.url, readmePage(t))
@@ -78,7 +79,7 @@ func TestClientPython(t *testing.T) {
 }
 
 func TestClientJS(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	nm := requireNodeClients(t)
 	s := startServe(t)
 	runClientScript(t, []string{"WDEXT_NODE_MODULES=" + nm}, "node", "clients/js/test.mjs", s.url, readmePage(t))

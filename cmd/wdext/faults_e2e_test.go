@@ -14,6 +14,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 )
 
@@ -85,7 +86,7 @@ func wdextDirs(t *testing.T, dir string) []string {
 // A client that gives up on New Session does not leave its browser
 // behind: the driver creates it anyway, and wdext deletes it.
 func TestAbortedNewSessionLeavesNoBrowser(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	s := startServe(t)
 	for range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -107,7 +108,7 @@ func TestAbortedNewSessionLeavesNoBrowser(t *testing.T) {
 // A chromedriver killed by SIGKILL takes its browsers along at once, and
 // the next session gets a new driver.
 func TestKilledChromedriverTakesItsBrowsers(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	tmp := shortTempDir(t)
 	s := startServeEnv(t, []string{"TMPDIR=" + tmp})
 	id := s.newSession(t)
@@ -129,7 +130,7 @@ func TestKilledChromedriverTakesItsBrowsers(t *testing.T) {
 // A wdext killed outright takes its chromedriver along (parent-death
 // signal), and the next wdext ends the browsers and profiles it left.
 func TestKilledWdextIsSweptByTheNext(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	tmp := shortTempDir(t)
 	env := []string{"TMPDIR=" + tmp}
 	first := startServeEnv(t, env)
@@ -156,7 +157,7 @@ func TestKilledWdextIsSweptByTheNext(t *testing.T) {
 // On SIGTERM wdext is gone only once its browsers are, and leaves no
 // profile directory behind.
 func TestSIGTERMLeavesNoBrowserAndNoProfile(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	tmp := shortTempDir(t)
 	s := startServeEnv(t, []string{"TMPDIR=" + tmp})
 	for range 3 {
@@ -187,7 +188,7 @@ func (s *served) post(t *testing.T, path, body string) (int, string) {
 // than the timeout keeps its session, and an expired session says why it
 // is gone.
 func TestSessionTimeoutSparesBusySessions(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	s := startServe(t, "--session-timeout", "1s")
 	id := s.newSession(t)
 	status, body := s.post(t, "/session/"+id+"/execute/async",

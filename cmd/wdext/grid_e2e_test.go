@@ -20,7 +20,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/driver"
-	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/webdriver/wdclient"
 	"github.com/wdext/wdext/wire"
 )
@@ -33,7 +33,7 @@ const gridJar = "../../.cache/selenium-server/package/lib/selenium-server-4.20.0
 // the Grid's jar, and returns the jar's absolute path.
 func requireGrid(t *testing.T) string {
 	t.Helper()
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	requireTool(t, "java")
 	jar, err := filepath.Abs(gridJar)
 	assert.NilError(t, err)
@@ -385,7 +385,7 @@ func windowHandle(t *testing.T, do func(method, path string, params, out any)) s
 // driver is not asked is TestMaxSessions' in package webdriver); /status says ready false while full, true once
 // the session is deleted, when a new one may be created again.
 func TestServeMaxSessions(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	s := startServe(t, "--max-sessions", "1")
 	ready, msg := wdextStatus(t, s.url)
 	assert.Assert(t, ready, "%s", msg)

@@ -22,7 +22,7 @@ import (
 	"github.com/chromedp/cdproto/heapprofiler"
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/engine/chromium/cdp"
 	"github.com/wdext/wdext/internal/procgroup"
 	"github.com/wdext/wdext/memory/heapsnapshot"
@@ -82,7 +82,7 @@ type leakTriple struct {
 func (tr leakTriple) files() []string { return []string{tr.baseline, tr.target, tr.final} }
 
 // chromiumArgs are the switches the benchmark's Chromium runs with.
-var chromiumArgs = append([]string{"--headless=new", "--no-sandbox"}, driver.ClosedNetworkArgs...)
+var chromiumArgs = append([]string{"--headless=new", "--no-sandbox"}, chromium.ClosedNetworkArgs...)
 
 // writeLeakSnapshots takes, in one Chromium session (object ids line up,
 // as memlab find-leaks requires), the baseline, target and final heap
@@ -92,7 +92,7 @@ var chromiumArgs = append([]string{"--headless=new", "--no-sandbox"}, driver.Clo
 // gone when this returns.
 func writeLeakSnapshots(t *testing.T, dir string, storeObjects int) leakTriple {
 	t.Helper()
-	bin, _ := driver.ChromeMachineDefaults()
+	bin, _ := chromium.MachineDefaults()
 	if bin == "" {
 		t.Fatal("needs Chromium (chromium, chromium-browser or google-chrome on PATH)")
 	}

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/wdext/wdext/engine/registry"
 )
 
 func main() {
@@ -17,7 +19,7 @@ func main() {
 	var err error
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "serve":
-		err = serve(args)
+		err = serve(args, registry.Kinds)
 	case "census":
 		err = censusCmd(args)
 	case "leaks":
@@ -25,7 +27,7 @@ func main() {
 	case "report":
 		err = reportCmd(args)
 	case "wpt":
-		code, err := wptCmd(args)
+		code, err := wptCmd(args, registry.Kinds)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "wdext:", err)
 			code = max(code, 1)
@@ -53,7 +55,7 @@ func main() {
 
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
-  wdext serve [flags]               serve WebDriver in front of chromedriver (or --upstream)
+  wdext serve [flags]               serve WebDriver in front of a driver it starts (or --upstream)
   wdext wpt [flags] PATH...         run WPT-style testharness.js tests through wdext
                                     (flags and PATHs in any order; wdext wpt -h for more)
   wdext setup                       install testharness.js for wdext wpt, once per user

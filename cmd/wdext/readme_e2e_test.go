@@ -19,6 +19,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 )
 
@@ -57,7 +58,7 @@ func requireTool(t *testing.T, name string, check ...string) {
 // no session (the examples end theirs) and nothing the examples started
 // may be left.
 func TestDocsExamples(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	requireTool(t, "bash")
 	requireTool(t, "curl")
 	requireTool(t, "jq")

@@ -19,7 +19,8 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 )
 
@@ -175,10 +176,10 @@ func settle[T comparable](want T, f func() T) T {
 // SIGTERM and SIGINT: wdext deletes the live sessions, stops the driver
 // and exits, leaving no chromium or chromedriver behind.
 func TestServeSignalShutdown(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			before := e2e.BrowserProcesses()
+			before := chromiumtest.Processes()
 			s := startServe(t)
 			for i := 0; i < 2; i++ {
 				s.newSession(t)
@@ -201,7 +202,7 @@ func TestServeSignalShutdown(t *testing.T) {
 			// The machine-wide count: equal unless other tests start or
 			// stop browsers meanwhile (this wdext's own are all gone, as
 			// checked above), so a difference is only reported.
-			if after := settle(before, e2e.BrowserProcesses); after != before {
+			if after := settle(before, chromiumtest.Processes); after != before {
 				t.Logf("chromium/chromedriver processes on the machine: %d before, %d after (none of them this test's)", before, after)
 			}
 		})
@@ -211,8 +212,8 @@ func TestServeSignalShutdown(t *testing.T) {
 // With --upstream, wdext does not own the driver: on SIGTERM it deletes
 // its sessions there and leaves the driver running.
 func TestServeSignalDeletesUpstreamSessions(t *testing.T) {
-	path := e2e.RequireChromium(t)
-	d := &driver.Chromedriver{Path: path}
+	path := chromiumtest.Require(t)
+	d := &chromium.Driver{Path: path}
 	t.Cleanup(func() { d.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -221,7 +222,7 @@ func TestServeSignalDeletesUpstreamSessions(t *testing.T) {
 
 	s := startServe(t, "--upstream", in.URL.String())
 	// A remote upstream gets no machine defaults: ask for them here.
-	bin, args := driver.ChromeMachineDefaults()
+	bin, args := chromium.MachineDefaults()
 	opts, _ := json.Marshal(map[string]any{"binary": bin, "args": args})
 	var ids []string
 	for i := 0; i < 2; i++ {

@@ -10,6 +10,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 )
 
@@ -17,7 +18,7 @@ import (
 // MiniBrowser each, on wdext's own Xvfb), forcesample through the
 // polyfill, and on SIGTERM nothing of it left.
 func TestServeWebKitGTK(t *testing.T) {
-	e2e.RequireWebKitGTK(t)
+	webkitgtktest.Require(t)
 	s := startServe(t, "--engine", "webkitgtk")
 	var ids []string
 	for range 2 {

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 )
 
 // soakSessionTimeout is wdext's --session-timeout in the soak.
@@ -55,7 +55,7 @@ const soakSessionTimeout = 5 * time.Second
 //     run is left and no chromedriver profile directory (scoped_dir) is
 //     left in the run's own TMPDIR.
 func TestSoak(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	dur := soakEnvDuration(t, "WDEXT_SOAK", 60*time.Second)
 	nClients := soakEnvInt(t, "WDEXT_SOAK_CLIENTS", 4)
 	faultEvery := soakEnvDuration(t, "WDEXT_SOAK_FAULT_EVERY", 6*time.Second)

@@ -24,6 +24,11 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
+	"github.com/wdext/wdext/engine/registry"
+	"github.com/wdext/wdext/engine/webkitgtk"
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/wpt"
 )
@@ -170,7 +175,7 @@ func TestParseInterleaved(t *testing.T) {
 	} {
 		fs := flag.NewFlagSet("wpt", flag.ContinueOnError)
 		var f wptFlags
-		f.register(fs)
+		f.register(fs, registry.Kinds)
 		paths := parseInterleaved(fs, c.args)
 		assert.DeepEqual(t, paths, c.paths)
 		assert.Equal(t, f.report, c.report, "%q", c.args)
@@ -228,15 +233,15 @@ func TestSessionCapabilitiesExperimental(t *testing.T) {
 	args := func(c selenium.Capabilities) []string {
 		return c["goog:chromeOptions"].(map[string]any)["args"].([]string)
 	}
-	caps, product := sessionCapabilities(&wptFlags{driver: driverFlags{engine: "chromium"}}, nil)
+	caps, product := sessionCapabilities(chromium.Kind, false, nil)
 	assert.Equal(t, product, "chrome")
 	assert.Check(t, !strings.Contains(strings.Join(args(caps), " "), "experimental"))
-	caps, _ = sessionCapabilities(&wptFlags{driver: driverFlags{engine: "chromium"}, experimental: true}, nil)
+	caps, _ = sessionCapabilities(chromium.Kind, true, nil)
 	assert.Check(t, is.Contains(args(caps), "--enable-experimental-web-platform-features"))
 	assert.Check(t, is.Contains(args(caps), "--enable-blink-features=ForceEagerMeasureMemory"), "the defaults stay")
-	_, product = sessionCapabilities(&wptFlags{driver: driverFlags{engine: "webkitgtk"}}, nil)
+	_, product = sessionCapabilities(webkitgtk.Kind, false, nil)
 	assert.Equal(t, product, "webkitgtk")
-	assert.Check(t, serverOptions(&wptFlags{}).SecondPort)
+	assert.Check(t, serverOptions(chromium.Kind).SecondPort)
 }
 
 // A driver that starts but cannot make a session (Chromium that does not
@@ -369,7 +374,7 @@ func TestSetupFromNPMRegistry(t *testing.T) {
 // one run keep the root's test IDs (the cross-frame test needs the root's
 // resources to pass).
 func TestWPTBundledSuiteCommandLine(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	requireHarness(t)
 	repo := repoRoot(t)
 	out := t.TempDir()
@@ -414,7 +419,7 @@ func TestWPTBundledSuiteCommandLine(t *testing.T) {
 // gone. The run is of an installed wdext's kind: outside the checkout,
 // with testharness.js from `wdext setup`'s cache.
 func TestWPTInterruptWritesReport(t *testing.T) {
-	e2e.RequireChromium(t)
+	chromiumtest.Require(t)
 	requireHarness(t)
 	cache := t.TempDir()
 	env := []string{"XDG_CACHE_HOME=" + cache}
@@ -525,7 +530,7 @@ func (b *lockedBuffer) String() string {
 // (wpt.Options.Document, webkitgtk.InjectProfiler).
 func TestWPTDocumentPolicy(t *testing.T) {
 	requireHarness(t)
-	engines := map[string]func(testing.TB) string{"chromium": e2e.RequireChromium, "webkitgtk": e2e.RequireWebKitGTK}
+	engines := map[string]func(testing.TB) string{"chromium": chromiumtest.Require, "webkitgtk": webkitgtktest.Require}
 	for _, name := range []string{"chromium", "webkitgtk"} {
 		t.Run(name, func(t *testing.T) {
 			engines[name](t)

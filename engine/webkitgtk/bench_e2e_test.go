@@ -7,6 +7,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
@@ -18,7 +19,7 @@ import (
 //
 //	go test ./engine/webkitgtk -run XXX -bench WebKitGTK -benchtime 20x
 func BenchmarkWebKitGTK(b *testing.B) {
-	env := e2e.StartWebKitGTK(b, memory.Register, debuggermemory.Register)
+	env := webkitgtktest.Start(b, memory.Register, debuggermemory.Register)
 	pages := e2e.ServePages(b, e2e.Testdata(), nil)
 	report := func(b *testing.B, lat []time.Duration) {
 		slices.Sort(lat)

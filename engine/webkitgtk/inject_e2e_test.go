@@ -10,13 +10,14 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 )
 
 // The polyfill is in every document loaded over http before the page's
 // own scripts run, in cross-site frames too, and standards mode is kept.
 func TestInjectAtDocumentStart(t *testing.T) {
-	env := e2e.StartWebKitGTK(t)
+	env := webkitgtktest.Start(t)
 	pages := e2e.ServePages(t, e2e.Testdata("polyfill"), nil)
 	id, r := newSession(t, env.URL, map[string]any{})
 	assert.Equal(t, r.Status, 200, "%s", r.Value)
@@ -45,7 +46,7 @@ f.src = "` + pages.B + `/early.html";`})
 // scripts, srcdoc, about:blank and data: frames, https pages, windows
 // opened with New Window, and sessions whose client set its own proxy.
 func TestInjectBeyondTheProxy(t *testing.T) {
-	env := e2e.StartWebKitGTK(t)
+	env := webkitgtktest.Start(t)
 	pages := e2e.ServePages(t, e2e.Testdata("polyfill"), nil)
 	tlsPage := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Has("isolated") {

@@ -9,6 +9,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
@@ -21,7 +22,7 @@ const mib = 1 << 20
 // 10 MiB kept by the page, 20 MiB by a cross-site iframe (#cross), 50 MiB
 // by a dedicated worker, and a same-origin iframe (#same).
 func memorySession(t *testing.T) (s string, pages *e2e.Pages) {
-	env := e2e.StartWebKitGTK(t, memory.Register, debuggermemory.Register)
+	env := webkitgtktest.Start(t, memory.Register, debuggermemory.Register)
 	pages = e2e.ServePages(t, e2e.Testdata(), nil)
 	id, r := newSession(t, env.URL, map[string]any{})
 	assert.Equal(t, r.Status, 200, "%s", r.Value)

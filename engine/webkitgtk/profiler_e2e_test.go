@@ -12,6 +12,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 )
@@ -74,7 +75,7 @@ func constructed(t *testing.T, s, url string, frame any, want string) {
 // scripts), through the inspector only (a client's own proxy), and over
 // https (which the proxy only tunnels).
 func TestProfilerDocumentPolicy(t *testing.T) {
-	env := e2e.StartWebKitGTK(t)
+	env := webkitgtktest.Start(t)
 	pages := profilerPages(t)
 	tlsPage := func(policy bool) *httptest.Server {
 		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -108,7 +109,7 @@ func TestProfilerDocumentPolicy(t *testing.T) {
 // Its Document-Policy is its script's response's, or for a blob: worker
 // its creator's (the proposal for Document Policy in workers).
 func TestProfilerInWorker(t *testing.T) {
-	env := e2e.StartWebKitGTK(t, forcesample.Register)
+	env := webkitgtktest.Start(t, forcesample.Register)
 	pages := profilerPages(t)
 	s := newProfilerSession(t, env.URL, map[string]any{})
 	ask := func(msg string) string {
@@ -141,7 +142,7 @@ func TestProfilerInWorker(t *testing.T) {
 // them ("get someValue", "set someValue"), from JavaScriptCore's sampling
 // profiler.
 func TestProfilerPeriodicSamples(t *testing.T) {
-	env := e2e.StartWebKitGTK(t)
+	env := webkitgtktest.Start(t)
 	pages := profilerPages(t)
 	s := newProfilerSession(t, env.URL, map[string]any{})
 	r := do(t, "POST", s+"/url", map[string]any{"url": pages.A + "/busy.html"})
@@ -216,7 +217,7 @@ p.stop().then((trace) => done({trace, before, after: performance.now(), stopMs: 
 // document's (whose samples then have no stack), as the spec's realm
 // check says; a builtin is kept when called from the realm's own code.
 func TestProfilerPeriodicSamplesRealm(t *testing.T) {
-	env := e2e.StartWebKitGTK(t)
+	env := webkitgtktest.Start(t)
 	pages := profilerPages(t)
 	s := newProfilerSession(t, env.URL, map[string]any{})
 	r := do(t, "POST", s+"/url", map[string]any{"url": pages.A + "/cross.html?src=" + pages.B + "/busy.html"})

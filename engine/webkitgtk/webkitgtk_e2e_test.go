@@ -17,6 +17,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/engine/webkitgtk"
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
@@ -113,7 +114,7 @@ func newSession(t testing.TB, base string, always map[string]any) (string, resul
 // upstream leaves no process (and no zombie) behind.
 func TestConcurrentSessionsNoOrphans(t *testing.T) {
 	m := mark(t)
-	env := e2e.StartWebKitGTK(t)
+	env := webkitgtktest.Start(t)
 	const n = 3
 	ids := make([]string, n)
 	var wg sync.WaitGroup
@@ -171,7 +172,7 @@ func TestConcurrentSessionsNoOrphans(t *testing.T) {
 // "session not created" with the reason, after wdext's own timeouts, and
 // leave no process behind.
 func TestNewSessionFailures(t *testing.T) {
-	path := e2e.RequireWebKitGTK(t)
+	path := webkitgtktest.Require(t)
 	m := mark(t)
 	up := &webkitgtk.Upstream{Driver: path, StartTimeout: 2 * time.Second, NewSessionTimeout: 2 * time.Second}
 	srv := webdriver.NewServer(webdriver.Config{Upstream: up, Sessions: session.NewRegistry()})
@@ -228,7 +229,7 @@ func TestDriverDeathTakesBrowser(t *testing.T) {
 	for _, victim := range []string{"WebKitWebDriver", "MiniBrowser"} {
 		t.Run(victim, func(t *testing.T) {
 			m := mark(t)
-			env := e2e.StartWebKitGTK(t)
+			env := webkitgtktest.Start(t)
 			id, r := newSession(t, env.URL, map[string]any{})
 			assert.Equal(t, r.Status, 200, "%s", r.Value)
 			killed := 0

@@ -8,67 +8,40 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/tebeka/selenium"
 
-	"github.com/wdext/wdext/driver"
-	"github.com/wdext/wdext/engine/chromium"
-	"github.com/wdext/wdext/internal/procgroup"
+	"github.com/wdext/wdext/engine/kind"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/webdriver"
 )
 
-// Env is a wdext server in front of a chromedriver it manages.
-type Env struct {
-	URL    string // wdext's base URL
-	Server *webdriver.Server
-	Driver *driver.Chromedriver
-}
-
-// RequireChromium skips the test when Chromium or chromedriver is missing,
-// unless WDEXT_REQUIRE_BROWSER is set (CI), where it fails instead.
-func RequireChromium(t testing.TB) string {
+// Require skips the test under -short, and when the browser is missing
+// (err says why), unless WDEXT_REQUIRE_BROWSER is set (CI), where a
+// missing browser fails it.
+func Require(t testing.TB, what string, err error) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("-short runs no browser (the unit tests, as make check-race runs them)")
-	}
-	path, err := driver.FindChromedriver(os.Getenv("WDEXT_CHROMEDRIVER"))
-	if err == nil {
-		_, err = exec.LookPath(path)
-	}
-	if bin, _ := driver.ChromeMachineDefaults(); err == nil && bin == "" {
-		err = exec.ErrNotFound
+		t.Skip("-short runs no browser (the unit tests, as make race runs them)")
 	}
 	if err != nil {
 		if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
-			t.Fatalf("chromium/chromedriver required: %v", err)
+			t.Fatalf("%s required: %v", what, err)
 		}
-		t.Skipf("needs chromium and chromedriver: %v", err)
+		t.Skipf("needs %s: %v", what, err)
 	}
-	return path
 }
 
-// Start runs wdext, with the extensions given (e.g. forcesample.Register),
-// in front of a managed chromedriver; everything stops when the test ends.
-func Start(t testing.TB, extensions ...func(*webdriver.Server)) *Env {
-	t.Helper()
-	path := RequireChromium(t)
-	d := &driver.Chromedriver{Path: path, Bind: chromium.Bind}
-	bin, args := driver.ChromeMachineDefaults()
-	srv, url := serve(t, d, chromium.Defaults{Binary: bin, Args: args}, extensions)
-	return &Env{URL: url, Server: srv, Driver: d}
-}
-
-// serve runs a wdext server in front of up, with the extensions given,
-// until the test ends, when it deletes the sessions and closes up.
-func serve(t testing.TB, up driver.Upstream, defaults webdriver.SessionDefaults, extensions []func(*webdriver.Server)) (*webdriver.Server, string) {
+// Serve runs a wdext server in front of m's upstream, with the commands
+// and extensions given, until the test ends, when it deletes the sessions
+// and closes the upstream.
+func Serve(t testing.TB, m kind.Managed, commands []kind.Command, extensions ...func(*webdriver.Server)) (*webdriver.Server, string) {
+	up := m.Upstream
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -76,10 +49,13 @@ func serve(t testing.TB, up driver.Upstream, defaults webdriver.SessionDefaults,
 	srv := webdriver.NewServer(webdriver.Config{
 		Upstream: up,
 		Sessions: session.NewRegistry(),
-		Defaults: defaults,
+		Defaults: m.Defaults,
 		Guard:    webdriver.Guard{MaxBody: 64 << 20},
 		Log:      log,
 	})
+	for _, c := range commands {
+		srv.Handle(c.Method, c.Path, c.Run)
+	}
 	for _, register := range extensions {
 		register(srv)
 	}
@@ -97,19 +73,10 @@ func serve(t testing.TB, up driver.Upstream, defaults webdriver.SessionDefaults,
 	return srv, hs.URL
 }
 
-// Capabilities are what the e2e tests ask for: Chrome, nothing else (wdext
-// adds the machine's defaults).
-func Capabilities() selenium.Capabilities {
-	return selenium.Capabilities{"browserName": "chrome"}
-}
-
 // Session opens a Selenium session at base and deletes it when the test
 // ends.
 func Session(t testing.TB, base string, caps selenium.Capabilities) selenium.WebDriver {
 	t.Helper()
-	if caps == nil {
-		caps = Capabilities()
-	}
 	wd, err := selenium.NewRemote(caps, base)
 	if err != nil {
 		t.Fatalf("new session at %s: %v", base, err)
@@ -118,7 +85,7 @@ func Session(t testing.TB, base string, caps selenium.Capabilities) selenium.Web
 	return wd
 }
 
-// Pages serves dir on four origins that Chromium treats as four sites,
+// Pages serves dir on four origins that browsers treat as four sites,
 // so frames and windows on different ones live in different processes:
 // A http://127.0.0.1:P, B http://localhost:Q, C http://127.0.0.2:R and
 // D http://127.0.0.3:S. Every document gets Document-Policy: js-profiling,
@@ -174,16 +141,4 @@ func pageHandler(dir string) http.Handler {
 func Testdata(elem ...string) string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(append([]string{filepath.Dir(file), "..", "..", "testdata"}, elem...)...)
-}
-
-// BrowserProcesses counts chromium and chromedriver processes on the
-// machine (for the no-orphans checks).
-func BrowserProcesses() int {
-	n := 0
-	for _, p := range procgroup.Scan() {
-		if !p.Exited() && (p.Comm == "chromedriver" || strings.HasPrefix(p.Comm, "chrom")) {
-			n++
-		}
-	}
-	return n
 }

@@ -7,10 +7,10 @@
 //   - each carries a marker naming this wdext run in its environment,
 //     which the processes it starts inherit (a browser's crash handler
 //     leaves the group; the marker still names it), and a temporary
-//     directory of its own as TMPDIR (where chromedriver puts profiles);
+//     directory of its own as TMPDIR (where a driver puts profiles);
 //   - when the leader exits, for whatever reason, the rest of the group
 //     and every process with the group's marker are killed and reaped and
-//     the directory is removed: a killed chromedriver takes its browsers
+//     the directory is removed: a killed driver takes its browsers
 //     along;
 //   - Sweep, run at start-up, does the same for the groups of wdext runs
 //     that no longer exist (a wdext killed by the OOM killer or a CI

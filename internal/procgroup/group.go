@@ -67,7 +67,7 @@ func Start(cmd *exec.Cmd) (*Group, error) {
 	g := &Group{cmd: cmd, exited: make(chan struct{}), done: make(chan struct{})}
 	n := groups.Add(1)
 	g.mark = fmt.Sprintf("%s/%d", self(), n)
-	// Short: Chromium's sockets live beneath it, and a socket's path has
+	// Short: a browser's sockets live beneath it, and a socket's path has
 	// at most 107 bytes.
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("%s%s-%d", dirPrefix, self(), n))
 	if err := os.Mkdir(dir, 0o700); err != nil {

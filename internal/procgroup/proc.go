@@ -20,7 +20,7 @@ type Proc struct {
 	Start uint64
 	// threadsLeft tells a zombie main thread whose other threads still
 	// run: /proc says 'Z' for the process once its main thread has
-	// exited, and a killed Chromium's threads were seen writing into its
+	// exited, and a killed browser's threads were seen writing into its
 	// profile after that.
 	threadsLeft bool
 }

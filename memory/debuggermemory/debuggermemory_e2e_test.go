@@ -17,6 +17,7 @@ import (
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory/debuggermemory"
@@ -32,7 +33,7 @@ type counts struct {
 // env is one wdext with the extension (and forcesample, to check that the
 // two share the browser's tracing) in front of one browser session.
 type env struct {
-	*e2e.Env
+	*chromiumtest.Env
 	pages *e2e.Pages
 	wd    selenium.WebDriver
 	c     *wdclient.Client
@@ -40,9 +41,9 @@ type env struct {
 
 func start(t *testing.T) *env {
 	t.Helper()
-	e := e2e.Start(t, debuggermemory.Register, forcesample.Register)
+	e := chromiumtest.Start(t, debuggermemory.Register, forcesample.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd := e2e.Session(t, e.URL, nil)
+	wd := e2e.Session(t, e.URL, chromiumtest.Capabilities())
 	c, err := wdclient.For(wd)
 	assert.NilError(t, err)
 	return &env{Env: e, pages: pages, wd: wd, c: c}

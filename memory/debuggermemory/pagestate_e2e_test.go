@@ -16,6 +16,7 @@ import (
 
 	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
@@ -99,7 +100,7 @@ type stateCase struct {
 // W3C error of that state (chromedriver's "tab crashed" for a crash), and
 // not after the server's two-minute deadline.
 func TestCommandsOnBadPages(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register, memory.Register, debuggermemory.Register)
+	env := chromiumtest.Start(t, forcesample.Register, memory.Register, debuggermemory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	states := []struct {
 		name  string
@@ -167,7 +168,7 @@ func TestCommandsOnBadPages(t *testing.T) {
 // short by the engine's liveness probe: only a page that does not answer
 // at all is.
 func TestCensusOfBigHeap(t *testing.T) {
-	env := e2e.Start(t, debuggermemory.Register)
+	env := chromiumtest.Start(t, debuggermemory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	s := newRawSession(t, env.URL)
 	s.ok(t, "POST", "/url", map[string]any{"url": pages.A + "/debuggermemory/foo.html"})
@@ -183,7 +184,7 @@ func TestCensusOfBigHeap(t *testing.T) {
 // A census under way when the client deletes the session answers
 // "invalid session id" (the session ended), at once.
 func TestCensusAbortedByDeleteSession(t *testing.T) {
-	env := e2e.Start(t, debuggermemory.Register)
+	env := chromiumtest.Start(t, debuggermemory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	s := newRawSession(t, env.URL)
 	s.ok(t, "POST", "/url", map[string]any{"url": pages.A + "/debuggermemory/foo.html"})
@@ -215,7 +216,7 @@ func TestCensusAbortedByDeleteSession(t *testing.T) {
 // PID) the extension commands answer "invalid session id", as the driver
 // does, not "unsupported operation".
 func TestCommandsAfterBrowserDied(t *testing.T) {
-	env := e2e.Start(t, forcesample.Register, memory.Register, debuggermemory.Register)
+	env := chromiumtest.Start(t, forcesample.Register, memory.Register, debuggermemory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	for _, path := range []string{"/wdext/memory/census", "/forcesample", "/wdext/memory/measure", "/wdext/memory/live-objects/start"} {
 		t.Run(strings.ReplaceAll(path, "/", "_"), func(t *testing.T) {
@@ -245,7 +246,7 @@ func TestCommandsAfterBrowserDied(t *testing.T) {
 // With the session's current window closed (another one still open) the
 // commands that act on the current window answer "no such window".
 func TestCommandsAfterWindowClosed(t *testing.T) {
-	env := e2e.Start(t, memory.Register, debuggermemory.Register)
+	env := chromiumtest.Start(t, memory.Register, debuggermemory.Register)
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	s := newRawSession(t, env.URL)
 	s.ok(t, "POST", "/url", map[string]any{"url": pages.A + "/debuggermemory/foo.html"})

@@ -8,6 +8,8 @@ import (
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
+	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory/leakcheck"
 	"github.com/wdext/wdext/webdriver/wdclient"
@@ -25,15 +27,15 @@ type env struct {
 
 func start(t *testing.T) *env {
 	t.Helper()
-	e := e2e.Start(t, leakcheck.Register)
+	e := chromiumtest.Start(t, leakcheck.Register)
 	return session(t, e.URL, nil)
 }
 
 // startWebKitGTK is start on WebKitGTK.
 func startWebKitGTK(t *testing.T) *env {
 	t.Helper()
-	e := e2e.StartWebKitGTK(t, leakcheck.Register)
-	return session(t, e.URL, e2e.WebKitCapabilities())
+	e := webkitgtktest.Start(t, leakcheck.Register)
+	return session(t, e.URL, webkitgtktest.Capabilities())
 }
 
 func session(t *testing.T, url string, caps selenium.Capabilities) *env {

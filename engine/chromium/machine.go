@@ -1,4 +1,4 @@
-package driver
+package chromium
 
 import (
 	"os"
@@ -17,11 +17,11 @@ var ClosedNetworkArgs = []string{
 	"--disable-sync",
 }
 
-// ChromeMachineDefaults says what this machine needs to run Chromium under
+// MachineDefaults says what this machine needs to run Chromium under
 // a managed chromedriver: the browser binary found here (empty if none),
 // and switches — --headless=new plus ClosedNetworkArgs when there is no
 // display, --no-sandbox when running as root (Chromium refuses otherwise).
-func ChromeMachineDefaults() (binary string, args []string) {
+func MachineDefaults() (binary string, args []string) {
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			binary = p

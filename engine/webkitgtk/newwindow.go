@@ -4,27 +4,27 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/engine/kind"
 	"github.com/wdext/wdext/session"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
 
 // NewWindowPath is WebDriver's New Window command.
 const NewWindowPath = "/session/{id}/window/new"
 
-// Register adds what WebKitGTK sessions need on top of plain forwarding:
+// newWindow is what WebKitGTK sessions need on top of plain forwarding:
 // New Window prepares the new window's page (the polyfill's bootstrap
 // script) before the client hears of it, so before it can navigate there.
 // WebKitGTK opens no window from script (window.open returns null under
 // automation, measured), so every window but the first comes this way.
-func Register(srv *webdriver.Server) {
-	srv.Handle("POST", NewWindowPath, newWindowCommand)
-}
+var newWindow = kind.Command{Method: "POST", Path: NewWindowPath, Run: newWindowCommand}
 
 func newWindowCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
 	var v json.RawMessage
-	if err := webdriver.AskDriver(ctx, sess, "POST", "window/new", body, &v); err != nil {
+	d := driver.SessionClient{Base: sess.Upstream, ID: sess.ID}
+	if err := d.Do(ctx, "POST", "window/new", body, &v); err != nil {
 		return nil, err
 	}
 	// The engine of sessions whose browser wdext started has the

@@ -1,4 +1,4 @@
-package driver_test
+package chromium_test
 
 import (
 	"bytes"
@@ -11,7 +11,8 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 )
 
@@ -19,7 +20,7 @@ import (
 // the machine's defaults, and returns its id.
 func newChromeSession(t *testing.T, base string) string {
 	t.Helper()
-	bin, args := driver.ChromeMachineDefaults()
+	bin, args := chromium.MachineDefaults()
 	body, _ := json.Marshal(map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
 		"browserName": "chrome", "goog:chromeOptions": map[string]any{"binary": bin, "args": args},
 	}}})
@@ -53,10 +54,10 @@ func waitGone(t *testing.T, mark string) {
 // it, the next Current starts a new one that works, and Close leaves
 // nothing behind.
 func TestChromedriverKillTakesBrowsers(t *testing.T) {
-	path := e2e.RequireChromium(t)
+	path := chromiumtest.Require(t)
 	mark := fmt.Sprintf("WDEXT_TEST_MARK=%s-%d", t.Name(), os.Getpid())
 	t.Setenv("WDEXT_TEST_MARK", mark[len("WDEXT_TEST_MARK="):])
-	d := &driver.Chromedriver{Path: path}
+	d := &chromium.Driver{Path: path}
 	t.Cleanup(func() { d.Close() })
 
 	in, err := d.Current(ctx(t))

@@ -1,24 +1,20 @@
-package driver_test
+package chromium_test
 
 import (
 	"context"
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/wdext/wdext/engine/chromium"
 	"gotest.tools/v3/assert"
-
-	"github.com/wdext/wdext/driver"
 )
 
 // TestMain doubles as a fake chromedriver: run with WDEXT_FAKE_DRIVER set,
@@ -63,14 +59,14 @@ func fakeDriver() {
 // fake returns a Chromedriver whose Path is this test binary acting as a
 // fake driver with the given environment; its processes carry a marker
 // unique to the test (see fakeProcesses).
-func fake(t *testing.T, env ...string) *driver.Chromedriver {
+func fake(t *testing.T, env ...string) *chromium.Driver {
 	t.Helper()
 	self, err := os.Executable()
 	assert.NilError(t, err)
 	script := filepath.Join(t.TempDir(), "fake-chromedriver")
 	body := "#!/bin/sh\nexec env WDEXT_FAKE_DRIVER=1 WDEXT_FAKE_MARK=" + marker(t) + " " + strings.Join(env, " ") + " " + self + ` "$@"` + "\n"
 	assert.NilError(t, os.WriteFile(script, []byte(body), 0o755))
-	d := &driver.Chromedriver{Path: script, StartTimeout: 20 * time.Second}
+	d := &chromium.Driver{Path: script, StartTimeout: 20 * time.Second}
 	t.Cleanup(func() {
 		d.Close()
 		assertNoFakes(t)
@@ -122,11 +118,11 @@ func ctx(t *testing.T) context.Context {
 }
 
 func TestFindChromedriver(t *testing.T) {
-	p, err := driver.FindChromedriver("/some/where/chromedriver")
+	p, err := chromium.FindDriver("/some/where/chromedriver")
 	assert.NilError(t, err)
 	assert.Equal(t, p, "/some/where/chromedriver")
 	t.Setenv("PATH", t.TempDir())
-	p, err = driver.FindChromedriver("")
+	p, err = chromium.FindDriver("")
 	if _, statErr := os.Stat("/usr/bin/chromedriver"); statErr == nil {
 		assert.NilError(t, err)
 		assert.Equal(t, p, "/usr/bin/chromedriver")
@@ -218,7 +214,7 @@ func TestChromedriverExitsAtStart(t *testing.T) {
 	assert.ErrorContains(t, err, "exited before it was ready")
 	assert.Assert(t, !d.Ready(ctx(t)))
 
-	missing := &driver.Chromedriver{Path: filepath.Join(t.TempDir(), "no-such-driver")}
+	missing := &chromium.Driver{Path: filepath.Join(t.TempDir(), "no-such-driver")}
 	_, err = missing.Current(ctx(t))
 	assert.ErrorContains(t, err, "no-such-driver")
 	assert.Assert(t, !missing.Ready(ctx(t)))
@@ -244,25 +240,4 @@ func TestChromedriverCloseDuringStart(t *testing.T) {
 	assertNoFakes(t)
 	_, err := d.Current(ctx(t))
 	assert.ErrorContains(t, err, "shutting down")
-}
-
-func TestRemote(t *testing.T) {
-	var notReady atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `{"value":{"ready":%v}}`, !notReady.Load())
-	}))
-	defer srv.Close()
-	u, _ := url.Parse(srv.URL)
-	r := driver.Remote{URL: u}
-	assert.Assert(t, !r.Managed())
-	in, err := r.Current(ctx(t))
-	assert.NilError(t, err)
-	assert.Equal(t, in.URL, u)
-	assert.Assert(t, in.Alive(), "a remote is assumed alive")
-	assert.Assert(t, r.Ready(ctx(t)))
-	notReady.Store(true)
-	assert.Assert(t, !r.Ready(ctx(t)))
-	srv.Close()
-	assert.Assert(t, !r.Ready(ctx(t)))
-	assert.NilError(t, r.Close())
 }
