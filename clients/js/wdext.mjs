@@ -26,7 +26,7 @@
 // whose .error is the code.
 //
 // Timeouts are in milliseconds. The commands and their results are in
-// wdext's README.md.
+// wdext's docs/memory.md and docs/forcesample.md.
 
 /**
  * The extension commands: name → HTTP method, path under the session, and

@@ -17,7 +17,7 @@ raises Selenium's own exception for its code (``InvalidArgumentException``,
 
 Checked with Debian's python3-selenium 4.8; nothing but selenium is needed.
 Add it to a project by copying this file, or putting its folder on
-``PYTHONPATH``. The commands are documented in wdext's README.md.
+``PYTHONPATH``. The commands are documented in wdext's docs/memory.md and docs/forcesample.md.
 """
 
 __all__ = [

@@ -153,39 +153,20 @@ func (f *wptFlags) suite(paths []string) (*suite, error) {
 // browser, and writes the summary and the reports; endDriver gets what
 // ends the driver at once (for a second signal).
 func (f *wptFlags) run(ctx context.Context, k kind.Kind, s *suite, endDriver *atomic.Pointer[func()]) (int, error) {
-	sf := serverFlags{driverFlags: f.driver, listenFlags: defaultListen}
-	st, err := sf.build()
+	st, base, stopServe, err := f.serve(ctx, endDriver)
 	if err != nil {
-		return 1, err
-	}
-	closeUpstream := func() { st.upstream.Close() }
-	endDriver.Store(&closeUpstream)
-	// A driver that cannot start is one error now, not a CRASH per test.
-	if err := st.start(ctx); err != nil {
-		st.upstream.Close()
 		if ctx.Err() != nil {
 			return exitStatus(ctx), nil
 		}
 		return 1, err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		st.upstream.Close()
-		return 1, err
-	}
-	// The server outlives an interruption until the report is written.
-	serveCtx, stopServe := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- st.run(serveCtx, l, 0) }() // owned here: stopped below
-
 	srv, err := wpt.NewServer(s.root, serverOptions(k))
 	if err != nil {
 		stopServe()
-		<-served
 		return 1, err
 	}
 	runner := &wpt.Runner{
-		WebDriver:         "http://" + l.Addr().String(),
+		WebDriver:         base,
 		Server:            srv,
 		Testharness:       s.testharness,
 		TimeoutMultiplier: f.multiplier,
@@ -201,11 +182,10 @@ func (f *wptFlags) run(ctx context.Context, k kind.Kind, s *suite, endDriver *at
 			st.upstream.Close()
 		}
 		stopServe()
-		<-served
 		runner.Close()
 		srv.Close()
 	}()
-	if err := srv.Start(serveCtx); err != nil {
+	if err := srv.Start(context.Background()); err != nil {
 		return 1, err
 	}
 	runner.Mount()
@@ -233,6 +213,36 @@ func (f *wptFlags) run(ctx context.Context, k kind.Kind, s *suite, endDriver *at
 	info := runInfo(product, returned, f, s.testharness == nil)
 	maps.Copy(info, st.runInfo)
 	return f.runTests(ctx, runner, s, wpt.Run{Info: info})
+}
+
+// serve starts the run's wdext server on a loopback port, and its driver
+// (a driver that cannot start is one error now, not a CRASH per test). The
+// server outlives an interruption of ctx until stop, so that the report
+// can be written; endDriver gets what ends the driver at once.
+func (f *wptFlags) serve(ctx context.Context, endDriver *atomic.Pointer[func()]) (st *stack, base string, stop func(), err error) {
+	sf := serverFlags{driverFlags: f.driver, listenFlags: defaultListen}
+	if st, err = sf.build(); err != nil {
+		return nil, "", nil, err
+	}
+	closeUpstream := func() { st.upstream.Close() }
+	endDriver.Store(&closeUpstream)
+	if err := st.start(ctx); err != nil {
+		st.upstream.Close()
+		return nil, "", nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		st.upstream.Close()
+		return nil, "", nil, err
+	}
+	serveCtx, stopServe := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- st.run(serveCtx, l, 0) }() // owned by stop
+	stop = func() {
+		stopServe()
+		<-served
+	}
+	return st, "http://" + l.Addr().String(), stop, nil
 }
 
 // runTests runs the tests with runner, prints the progress and the summary,
