@@ -42,3 +42,23 @@ func Runnable(flag, explicit, path string) error {
 	}
 	return nil
 }
+
+// Find returns the driver binary explicit if set, else name from $PATH,
+// else /usr/bin/name; hint says how to get it when it is nowhere.
+func Find(explicit, name, hint string) (string, error) {
+	if explicit != "" {
+		return explicit, nil
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	if p := "/usr/bin/" + name; isFile(p) {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s not found: %s", name, hint)
+}
+
+func isFile(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -50,16 +49,7 @@ type process struct {
 // FindDriver returns explicit if set, else chromedriver from $PATH,
 // else /usr/bin/chromedriver.
 func FindDriver(explicit string) (string, error) {
-	if explicit != "" {
-		return explicit, nil
-	}
-	if p, err := exec.LookPath("chromedriver"); err == nil {
-		return p, nil
-	}
-	if _, err := os.Stat("/usr/bin/chromedriver"); err == nil {
-		return "/usr/bin/chromedriver", nil
-	}
-	return "", errors.New("chromedriver not found: pass --chromedriver, put it on $PATH, or install chromium-driver")
+	return driver.Find(explicit, "chromedriver", "pass --chromedriver, put it on $PATH, or install chromium-driver")
 }
 
 // Managed is true: wdext owns the process and its browsers.

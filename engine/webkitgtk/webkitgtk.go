@@ -40,28 +40,11 @@ func IsBrowser(browserName string) bool {
 // Find returns explicit if set, else WebKitWebDriver from $PATH, else
 // /usr/bin/WebKitWebDriver.
 func Find(explicit string) (string, error) {
-	if explicit != "" {
-		return explicit, nil
-	}
-	if p, err := exec.LookPath("WebKitWebDriver"); err == nil {
-		return p, nil
-	}
-	if _, err := os.Stat("/usr/bin/WebKitWebDriver"); err == nil {
-		return "/usr/bin/WebKitWebDriver", nil
-	}
-	return "", errors.New("WebKitWebDriver not found: install webkit2gtk-driver")
+	return driver.Find(explicit, "WebKitWebDriver", "pass --webkitwebdriver, put it on $PATH, or install webkit2gtk-driver")
 }
 
 // FindXvfb returns Xvfb from $PATH or /usr/bin/Xvfb.
-func FindXvfb() (string, error) {
-	if p, err := exec.LookPath("Xvfb"); err == nil {
-		return p, nil
-	}
-	if _, err := os.Stat("/usr/bin/Xvfb"); err == nil {
-		return "/usr/bin/Xvfb", nil
-	}
-	return "", errors.New("no Xvfb on $PATH or in /usr/bin: install xvfb")
-}
+func FindXvfb() (string, error) { return driver.Find("", "Xvfb", "install xvfb") }
 
 // Upstream runs WebKitGTK for wdext: one Xvfb display, started on first
 // use, and one WebKitWebDriver (with its MiniBrowser) per session. It
