@@ -65,17 +65,15 @@ func NewProxy(transport http.RoundTripper, log *slog.Logger) *Proxy {
 
 // rewrite aims the request at its target (see Forward). A body the Guard
 // read in goes as the bytes it is, when it is one piece: the Transport
-// then writes head and body at once, and may send it again on a new
-// connection when a kept one turns out closed.
+// writes head and body of a body it knows to be in memory at once.
 func rewrite(pr *httputil.ProxyRequest) {
 	t := pr.In.Context().Value(targetKey{}).(target)
 	pr.SetURL(t.base)
 	pr.Out.Host = t.base.Host
-	pr.Out.Header.Del("Origin")
-	if b, ok := pr.In.Body.(*body); ok {
+	delete(pr.Out.Header, "Origin") // canonical already: no Header.Del
+	if b, ok := pr.Out.Body.(*body); ok {
 		if p, ok := b.whole(); ok {
 			pr.Out.Body = io.NopCloser(bytes.NewReader(p))
-			pr.Out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(p)), nil }
 		}
 	}
 }
