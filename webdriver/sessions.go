@@ -10,20 +10,16 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
-// liveSession finds the request's session in the registry and marks a
-// command under way on it until end is called (a busy session is never
-// idle).
+// liveSession finds the request's session ({id} of its route) in the
+// registry and marks a command under way on it until end is called (a
+// busy session is never idle).
 func (s *Server) liveSession(r *http.Request) (sess *session.Session, end func(), err error) {
-	return s.begin(mux.Vars(r)["id"])
-}
-
-func (s *Server) begin(id string) (*session.Session, func(), error) {
+	id := mux.Vars(r)["id"]
 	sess, ok := s.cfg.Sessions.Get(id)
 	if !ok {
 		return nil, nil, s.noSession(id)
 	}
-	end, err := s.enter(sess)
-	if err != nil {
+	if end, err = s.enter(sess); err != nil {
 		return nil, nil, err
 	}
 	return sess, end, nil
