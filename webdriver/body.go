@@ -249,16 +249,10 @@ func (b *body) Close() error { return nil }
 // one chunk (one of known length up to maxChunk) is returned as it is;
 // several are joined, which needs room in the budget for the copy.
 func (b *body) bytes(ctx context.Context) ([]byte, error) {
-	b.mu.Lock()
-	if len(b.chunks) <= 1 {
-		defer b.mu.Unlock()
-		var p []byte
-		if len(b.chunks) == 1 {
-			p = b.chunks[0]
-		}
-		b.chunks, b.size = nil, 0
+	if p, ok := b.whole(); ok {
 		return p, nil
 	}
+	b.mu.Lock()
 	size := b.size
 	b.mu.Unlock()
 	if err := b.grow(ctx, size); err != nil {
@@ -277,14 +271,23 @@ func (b *body) bytes(ctx context.Context) ([]byte, error) {
 	return joined, nil
 }
 
-// take returns the unread bytes as they are, in order, and reads them:
-// their room in the budget stays held until release.
-func (b *body) take() [][]byte {
+// whole returns the unread bytes, and reads them, if they are in one
+// chunk (a body of known length up to maxChunk: most are). Their room in
+// the budget stays held until release; a transport that sends them may
+// hold them a moment longer (a driver that answered before it read them
+// all).
+func (b *body) whole() ([]byte, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	chunks := b.chunks
+	if len(b.chunks) > 1 {
+		return nil, false
+	}
+	var p []byte
+	if len(b.chunks) == 1 {
+		p = b.chunks[0]
+	}
 	b.chunks, b.size = nil, 0
-	return chunks
+	return p, true
 }
 
 // release gives the body's room in the budget back and drops its bytes

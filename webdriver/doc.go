@@ -2,10 +2,8 @@
 // route table of classic commands, the error replies (the error model
 // itself is package wire), the request guard (Host, Origin, Content-Type,
 // body size), the upstream proxy that forwards every standard command and
-// BiDi websocket to the real driver unchanged (a command to a driver over
-// plain HTTP on the handler's own goroutine and the proxy's pooled
-// connections, byte for byte what httputil.ReverseProxy would send; see
-// Proxy), and the plumbing of extension commands: Server.Handle and
+// BiDi websocket to the real driver unchanged (an httputil.ReverseProxy;
+// see Proxy), and the plumbing of extension commands: Server.Handle and
 // Server.HandleFallback route them, every one runs under a deadline
 // (Config.CommandTimeout, or its own with Within) and its failure is
 // mapped to a W3C error in one place.

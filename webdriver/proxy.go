@@ -22,18 +22,12 @@ import (
 // Proxy forwards commands to the upstream driver unchanged: method, path,
 // body, status and reply body, streamed. It changes only what the driver
 // would otherwise refuse or a client would choke on: the Host header names
-// the upstream, Origin is dropped, and every reply is JSON.
-//
-// With the default transport, a command to a driver over plain HTTP goes
-// through the pass-through (see passThrough): on the handler's goroutine,
-// over the proxy's own pooled connections, the bytes on the wire those of
-// the ReverseProxy, which carries the rest (and everything, with another
-// transport).
+// the upstream, Origin is dropped, and every reply is JSON. It is an
+// httputil.ReverseProxy whose hooks do just that: Rewrite aims the request,
+// ModifyResponse is jsonReply, ErrorHandler is upstreamError.
 type Proxy struct {
-	rp *httputil.ReverseProxy
-	// pass is the pass-through; nil with a transport of the caller's.
-	pass *passThrough
-	log  *slog.Logger
+	rp  *httputil.ReverseProxy
+	log *slog.Logger
 }
 
 // target is where one request goes, carried in its context.
@@ -48,29 +42,40 @@ type targetKey struct{}
 // errDriverGone is the context cause when the driver died mid-request.
 var errDriverGone = errors.New("driver process exited")
 
-// NewProxy returns a proxy; transport nil means driver.Transport.
+// NewProxy returns a proxy over transport; nil means driver.Transport.
 func NewProxy(transport http.RoundTripper, log *slog.Logger) *Proxy {
 	if transport == nil {
 		transport = driver.Transport
 	}
 	p := &Proxy{log: log}
-	if transport == driver.Transport {
-		p.pass = newPassThrough()
-	}
 	p.rp = &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			t := pr.In.Context().Value(targetKey{}).(target)
-			pr.SetURL(t.base)
-			pr.Out.Host = t.base.Host
-			pr.Out.Header.Del("Origin")
-		},
-		Transport:      transport,
-		BufferPool:     buffers,
-		FlushInterval:  0, // replies of unknown length still stream (ReverseProxy flushes those at once)
+		Rewrite:    rewrite,
+		Transport:  transport,
+		BufferPool: buffers,
+		// Replies of unknown length still stream: the ReverseProxy
+		// flushes those at once.
+		FlushInterval:  0,
 		ModifyResponse: jsonReply,
 		ErrorHandler:   p.upstreamError,
+		// A reply cut short is the client's or the driver's doing.
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	return p
+}
+
+// rewrite aims the request at its target (see Forward). A body the Guard
+// read in goes as the bytes it is, when it is one piece: the Transport
+// writes head and body of a body it knows to be in memory at once.
+func rewrite(pr *httputil.ProxyRequest) {
+	t := pr.In.Context().Value(targetKey{}).(target)
+	pr.SetURL(t.base)
+	pr.Out.Host = t.base.Host
+	delete(pr.Out.Header, "Origin") // canonical already: no Header.Del
+	if b, ok := pr.Out.Body.(*body); ok {
+		if p, ok := b.whole(); ok {
+			pr.Out.Body = io.NopCloser(bytes.NewReader(p))
+		}
+	}
 }
 
 // bufferPool recycles the copy buffers of replies: a fresh 32 KiB buffer
@@ -101,19 +106,12 @@ func (p bufferPool) Put(b []byte) {
 // a driver that no longer exists. When r's context ends (the client
 // left), the request is abandoned too. The body goes with
 // r.ContentLength: one of unknown length would go chunked, which
-// chromedriver refuses, so the Guard reads every body in first. A reply
-// the pass-through carries is flushed to w as soon as it is complete,
-// before Forward returns, unless it is a 404 (which may say the session
-// ended: the caller acts on that before the client hears of it).
+// chromedriver refuses, so the Guard reads every body in first.
 func (p *Proxy) Forward(w http.ResponseWriter, r *http.Request, base *url.URL, gone <-chan struct{}) {
 	ctx, cancel := untilGone(r.Context(), gone)
 	defer cancel()
 	ctx = context.WithValue(ctx, targetKey{}, target{base: base, gone: gone})
-	r = r.WithContext(ctx)
-	if p.pass != nil && passable(r, base) && p.pass.forward(p, w, r, base) {
-		return
-	}
-	p.rp.ServeHTTP(w, r)
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // untilGone returns ctx, cancelled with cause errDriverGone as soon as gone

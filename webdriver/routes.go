@@ -1,105 +1,189 @@
 package webdriver
 
-import "strings"
+import (
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
 
-// route is a W3C classic command: its URI template and the methods it
-// accepts (WebDriver §6.5 "Endpoints").
+	"github.com/gorilla/mux"
+
+	"github.com/wdext/wdext/wire"
+)
+
+// endpoint is one W3C command: a method and a URI template, relative to
+// the server root, as gorilla/mux writes it ({id} is the session).
+type endpoint struct {
+	method, path string
+}
+
+// classicEndpoints is the spec's endpoint table (WebDriver §6.5
+// "Endpoints"), forwarded to the driver as they are. New session, delete
+// session and status are wdext's own (see Server.router) and are not
+// listed here.
+var classicEndpoints = []endpoint{
+	{"GET", "/session/{id}/timeouts"},
+	{"POST", "/session/{id}/timeouts"},
+	{"GET", "/session/{id}/url"},
+	{"POST", "/session/{id}/url"},
+	{"POST", "/session/{id}/back"},
+	{"POST", "/session/{id}/forward"},
+	{"POST", "/session/{id}/refresh"},
+	{"GET", "/session/{id}/title"},
+	{"GET", "/session/{id}/window"},
+	{"POST", "/session/{id}/window"},
+	{"DELETE", "/session/{id}/window"},
+	{"POST", "/session/{id}/window/new"},
+	{"GET", "/session/{id}/window/handles"},
+	{"GET", "/session/{id}/window/rect"},
+	{"POST", "/session/{id}/window/rect"},
+	{"POST", "/session/{id}/window/maximize"},
+	{"POST", "/session/{id}/window/minimize"},
+	{"POST", "/session/{id}/window/fullscreen"},
+	{"POST", "/session/{id}/frame"},
+	{"POST", "/session/{id}/frame/parent"},
+	{"POST", "/session/{id}/element"},
+	{"POST", "/session/{id}/elements"},
+	{"GET", "/session/{id}/element/active"},
+	{"POST", "/session/{id}/element/{elementId}/element"},
+	{"POST", "/session/{id}/element/{elementId}/elements"},
+	{"GET", "/session/{id}/element/{elementId}/shadow"},
+	{"POST", "/session/{id}/shadow/{shadowId}/element"},
+	{"POST", "/session/{id}/shadow/{shadowId}/elements"},
+	{"GET", "/session/{id}/element/{elementId}/selected"},
+	{"GET", "/session/{id}/element/{elementId}/attribute/{name}"},
+	{"GET", "/session/{id}/element/{elementId}/property/{name}"},
+	{"GET", "/session/{id}/element/{elementId}/css/{name}"},
+	{"GET", "/session/{id}/element/{elementId}/text"},
+	{"GET", "/session/{id}/element/{elementId}/name"},
+	{"GET", "/session/{id}/element/{elementId}/rect"},
+	{"GET", "/session/{id}/element/{elementId}/enabled"},
+	{"GET", "/session/{id}/element/{elementId}/computedrole"},
+	{"GET", "/session/{id}/element/{elementId}/computedlabel"},
+	{"POST", "/session/{id}/element/{elementId}/click"},
+	{"POST", "/session/{id}/element/{elementId}/clear"},
+	{"POST", "/session/{id}/element/{elementId}/value"},
+	{"GET", "/session/{id}/element/{elementId}/screenshot"},
+	{"GET", "/session/{id}/source"},
+	{"POST", "/session/{id}/execute/sync"},
+	{"POST", "/session/{id}/execute/async"},
+	{"GET", "/session/{id}/cookie"},
+	{"POST", "/session/{id}/cookie"},
+	{"DELETE", "/session/{id}/cookie"},
+	{"GET", "/session/{id}/cookie/{name}"},
+	{"DELETE", "/session/{id}/cookie/{name}"},
+	{"POST", "/session/{id}/actions"},
+	{"DELETE", "/session/{id}/actions"},
+	{"POST", "/session/{id}/alert/dismiss"},
+	{"POST", "/session/{id}/alert/accept"},
+	{"GET", "/session/{id}/alert/text"},
+	{"POST", "/session/{id}/alert/text"},
+	{"GET", "/session/{id}/screenshot"},
+	{"POST", "/session/{id}/print"},
+}
+
+// route is an endpoint and its handler.
 type route struct {
-	path    string
-	methods []string
+	endpoint
+	h http.HandlerFunc
 }
 
-// classicRoutes is the spec's endpoint table. Paths are relative to the
-// server root; {id} is the session id. New session, delete session and
-// status are handled by the server itself and are not listed here.
-var classicRoutes = []route{
-	{"/session/{id}/timeouts", []string{"GET", "POST"}},
-	{"/session/{id}/url", []string{"GET", "POST"}},
-	{"/session/{id}/back", []string{"POST"}},
-	{"/session/{id}/forward", []string{"POST"}},
-	{"/session/{id}/refresh", []string{"POST"}},
-	{"/session/{id}/title", []string{"GET"}},
-	{"/session/{id}/window", []string{"GET", "POST", "DELETE"}},
-	{"/session/{id}/window/new", []string{"POST"}},
-	{"/session/{id}/window/handles", []string{"GET"}},
-	{"/session/{id}/window/rect", []string{"GET", "POST"}},
-	{"/session/{id}/window/maximize", []string{"POST"}},
-	{"/session/{id}/window/minimize", []string{"POST"}},
-	{"/session/{id}/window/fullscreen", []string{"POST"}},
-	{"/session/{id}/frame", []string{"POST"}},
-	{"/session/{id}/frame/parent", []string{"POST"}},
-	{"/session/{id}/element", []string{"POST"}},
-	{"/session/{id}/elements", []string{"POST"}},
-	{"/session/{id}/element/active", []string{"GET"}},
-	{"/session/{id}/element/{eid}/element", []string{"POST"}},
-	{"/session/{id}/element/{eid}/elements", []string{"POST"}},
-	{"/session/{id}/element/{eid}/shadow", []string{"GET"}},
-	{"/session/{id}/shadow/{sid}/element", []string{"POST"}},
-	{"/session/{id}/shadow/{sid}/elements", []string{"POST"}},
-	{"/session/{id}/element/{eid}/selected", []string{"GET"}},
-	{"/session/{id}/element/{eid}/attribute/{name}", []string{"GET"}},
-	{"/session/{id}/element/{eid}/property/{name}", []string{"GET"}},
-	{"/session/{id}/element/{eid}/css/{name}", []string{"GET"}},
-	{"/session/{id}/element/{eid}/text", []string{"GET"}},
-	{"/session/{id}/element/{eid}/name", []string{"GET"}},
-	{"/session/{id}/element/{eid}/rect", []string{"GET"}},
-	{"/session/{id}/element/{eid}/enabled", []string{"GET"}},
-	{"/session/{id}/element/{eid}/computedrole", []string{"GET"}},
-	{"/session/{id}/element/{eid}/computedlabel", []string{"GET"}},
-	{"/session/{id}/element/{eid}/click", []string{"POST"}},
-	{"/session/{id}/element/{eid}/clear", []string{"POST"}},
-	{"/session/{id}/element/{eid}/value", []string{"POST"}},
-	{"/session/{id}/element/{eid}/screenshot", []string{"GET"}},
-	{"/session/{id}/source", []string{"GET"}},
-	{"/session/{id}/execute/sync", []string{"POST"}},
-	{"/session/{id}/execute/async", []string{"POST"}},
-	{"/session/{id}/cookie", []string{"GET", "POST", "DELETE"}},
-	{"/session/{id}/cookie/{name}", []string{"GET", "DELETE"}},
-	{"/session/{id}/actions", []string{"POST", "DELETE"}},
-	{"/session/{id}/alert/dismiss", []string{"POST"}},
-	{"/session/{id}/alert/accept", []string{"POST"}},
-	{"/session/{id}/alert/text", []string{"GET", "POST"}},
-	{"/session/{id}/screenshot", []string{"GET"}},
-	{"/session/{id}/print", []string{"POST"}},
+// newRouter routes the classic commands, wdext's own and the extensions
+// (exts, in the order added); what no route takes is notFound's. An
+// extension of a classic command's method and path takes it over from
+// the proxy. Routes match in order: the classic ones first (most
+// commands are), then the rest, then, per path, one that answers the
+// methods no route takes "unknown method".
+func (s *Server) newRouter(exts []route) *mux.Router {
+	var routes []route
+	for _, e := range classicEndpoints {
+		if !slices.ContainsFunc(exts, func(x route) bool { return x.method == e.method && shape(x.path) == shape(e.path) }) {
+			routes = append(routes, route{e, s.forwardSession})
+		}
+	}
+	routes = append(routes,
+		route{endpoint{"GET", "/status"}, s.status},
+		route{endpoint{"POST", "/session"}, s.newSession},
+		route{endpoint{"DELETE", "/session/{id}"}, s.deleteSession})
+	routes = append(routes, exts...)
+
+	r := mux.NewRouter()
+	// No redirects to a cleaned path ("//session" → "/session"): a 301
+	// without a JSON body is no WebDriver reply, and clients follow it
+	// with a GET. Such paths are unknown commands, as for chromedriver.
+	r.SkipClean(true)
+	var paths []string               // in the order of their first route
+	methods := map[string][]string{} // by the path's shape
+	for _, rt := range routes {
+		newRoute(r, rt.path).Methods(rt.method).HandlerFunc(rt.h)
+		key := shape(rt.path)
+		if methods[key] == nil {
+			paths = append(paths, rt.path)
+		}
+		methods[key] = append(methods[key], rt.method)
+	}
+	// A BiDi websocket is no command: it is not among the methods of
+	// its path that "unknown method" lists.
+	newRoute(r, "/session/{id}").Methods("GET").Headers("Upgrade", "websocket").HandlerFunc(s.bidi)
+	for _, path := range paths {
+		newRoute(r, path).Handler(methodNotAllowed(methods[shape(path)]))
+	}
+	r.NotFoundHandler = http.HandlerFunc(s.notFound)
+	return r
 }
 
-// classicTable matches request paths against classicRoutes segment by
-// segment. One lookup replaces a regular expression per route and method
-// (gorilla/mux tries them in turn): that was a third of wdext's CPU time
-// per proxied command.
-type classicTable [][]string // per route: its segments, "" for a {variable}
+// newRoute adds a route for path. Its first matcher is endsWith: gorilla
+// tries every route in turn, and a path that does not end with what
+// follows the template's last variable cannot match the template, which
+// a string comparison tells for less than the template's regular
+// expression does (regular expressions were a third of what routing a
+// command cost).
+func newRoute(r *mux.Router, path string) *mux.Route {
+	tail := path[strings.LastIndexByte(path, '}')+1:]
+	endsWith := func(req *http.Request, _ *mux.RouteMatch) bool { return strings.HasSuffix(req.URL.Path, tail) }
+	return r.NewRoute().MatcherFunc(endsWith).Path(path)
+}
 
-var classic = func() classicTable {
-	t := make(classicTable, len(classicRoutes))
-	for i, rt := range classicRoutes {
-		segs := strings.Split(strings.TrimPrefix(rt.path, "/"), "/")
-		for j, s := range segs {
-			if strings.HasPrefix(s, "{") {
-				segs[j] = ""
-			}
-		}
-		t[i] = segs
-	}
-	return t
-}()
+// methodNotAllowed answers "unknown method", listing the allowed ones.
+func methodNotAllowed(allowed []string) http.Handler {
+	list := strings.Join(allowed, ", ")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", list)
+		WriteError(w, wire.Errorf(wire.UnknownMethod, "%s is not a method of %s (allowed: %s)", r.Method, r.URL.Path, list))
+	})
+}
 
-// lookup returns the methods of the classic command at path, or nil.
-func (t classicTable) lookup(path string) []string {
-	path, ok := strings.CutPrefix(path, "/")
-	if !ok {
-		return nil
+// variable is a {variable} of a URI template.
+var variable = regexp.MustCompile(`\{[^}]*\}`)
+
+// shape is a URI template with its variables' names left out: templates
+// of one shape match the same paths.
+func shape(path string) string { return variable.ReplaceAllString(path, "{}") }
+
+// notFound forwards anything else under a session to the driver: its
+// vendor commands (goog/…, se/…) are its own business. Anything else is
+// "unknown command".
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if sessionOf(r.URL.Path) != "" {
+		s.forwardSession(w, r)
+		return
 	}
-next:
-	for i, segs := range t {
-		rest := path
-		for j, want := range segs {
-			seg, tail, more := strings.Cut(rest, "/")
-			if seg == "" || (want != "" && seg != want) || more != (j < len(segs)-1) {
-				continue next
+	WriteError(w, wire.Errorf(wire.UnknownCommand, "unknown command: %s %s", r.Method, r.URL.Path))
+}
+
+// stripPrefix serves both "/x" and prefix+"/x": tebeka/selenium and old
+// Grid clients default to /wd/hub.
+func stripPrefix(prefix string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := strings.CutPrefix(r.URL.Path, prefix); ok && (p == "" || p[0] == '/') {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = p
+			r2.URL.RawPath = ""
+			if p == "" {
+				r2.URL.Path = "/"
 			}
-			rest = tail
+			r = r2
 		}
-		return classicRoutes[i].methods
-	}
-	return nil
+		next.ServeHTTP(w, r)
+	})
 }
