@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/wdext/wdext/engine/chromium/cdp"
-	"github.com/wdext/wdext/memory"
+	"github.com/wdext/wdext/memory/measurement"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -191,7 +191,7 @@ func (e *Engine) measure(ctx context.Context, b *cdp.Browser, handle, source str
 	if err != nil {
 		return m, err
 	}
-	if err := memory.Validate(m); err != nil {
+	if err := measurement.Validate(m); err != nil {
 		return m, wire.Errorf(wire.UnknownError, "the %s measurement breaks the spec's invariants: %v", source, err)
 	}
 	return m, nil
@@ -216,7 +216,7 @@ func crossOriginIsolated(ctx context.Context, s *cdp.Session) (bool, error) {
 // frame's target) and the workers.
 func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (wire.MemoryMeasurement, error) {
 	var mu sync.Mutex
-	heaps := memory.EngineHeaps{Bytes: map[string]uint64{}}
+	heaps := measurement.EngineHeaps{Bytes: map[string]uint64{}}
 	host := map[string]*node{} // frame id → target whose frame tree holds it
 	var wg sync.WaitGroup
 	var errs []error
@@ -246,7 +246,7 @@ func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (wire.MemoryM
 	for _, n := range sc.nodes {
 		if n.info.Type == "worker" {
 			mu.Lock()
-			heaps.Workers = append(heaps.Workers, memory.EngineWorker{
+			heaps.Workers = append(heaps.Workers, measurement.EngineWorker{
 				URL: n.info.URL, Global: wire.ScopeDedicatedWorker, Frame: string(n.info.ParentFrameID), Isolate: n.isolate,
 			})
 			mu.Unlock()
@@ -278,9 +278,9 @@ func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (wire.MemoryM
 					// about:blank.
 					url = "about:blank"
 				}
-				heaps.Frames = append(heaps.Frames, memory.EngineFrame{
+				heaps.Frames = append(heaps.Frames, measurement.EngineFrame{
 					ID: string(f.ID), ParentID: parent, URL: url,
-					Origin: memory.SerializedOrigin(f.SecurityOrigin), Isolate: n.isolate,
+					Origin: measurement.SerializedOrigin(f.SecurityOrigin), Isolate: n.isolate,
 				})
 				host[string(f.ID)] = n
 				for _, c := range t.ChildFrames {
@@ -298,8 +298,8 @@ func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (wire.MemoryM
 	// parent is no longer among the frames (it navigated), are dropped
 	// with their descendants rather than fail the measurement.
 	measured := func(isolate string) bool { _, ok := heaps.Bytes[isolate]; return ok }
-	heaps.Frames = connected(slices.DeleteFunc(heaps.Frames, func(f memory.EngineFrame) bool { return !measured(f.Isolate) }))
-	heaps.Workers = slices.DeleteFunc(heaps.Workers, func(w memory.EngineWorker) bool { return !measured(w.Isolate) })
+	heaps.Frames = connected(slices.DeleteFunc(heaps.Frames, func(f measurement.EngineFrame) bool { return !measured(f.Isolate) }))
+	heaps.Workers = slices.DeleteFunc(heaps.Workers, func(w measurement.EngineWorker) bool { return !measured(w.Isolate) })
 
 	for i := range heaps.Frames {
 		f := &heaps.Frames[i]
@@ -323,16 +323,16 @@ func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (wire.MemoryM
 	if err != nil {
 		return wire.MemoryMeasurement{}, err
 	}
-	return memory.CreateNewMemoryMeasurement(intermediate, nil), nil
+	return measurement.CreateNewMemoryMeasurement(intermediate, nil), nil
 }
 
 // connected keeps the top-level frame and the frames that reach it.
-func connected(frames []memory.EngineFrame) []memory.EngineFrame {
-	byID := map[string]*memory.EngineFrame{}
+func connected(frames []measurement.EngineFrame) []measurement.EngineFrame {
+	byID := map[string]*measurement.EngineFrame{}
 	for i := range frames {
 		byID[frames[i].ID] = &frames[i]
 	}
-	reaches := func(f *memory.EngineFrame) bool {
+	reaches := func(f *measurement.EngineFrame) bool {
 		for range len(frames) {
 			if f.ParentID == "" {
 				return true
@@ -345,7 +345,7 @@ func connected(frames []memory.EngineFrame) []memory.EngineFrame {
 		}
 		return false // a cycle: cannot happen, but never loop
 	}
-	var out []memory.EngineFrame
+	var out []measurement.EngineFrame
 	for i := range frames {
 		if reaches(&frames[i]) {
 			out = append(out, frames[i])
@@ -356,7 +356,7 @@ func connected(frames []memory.EngineFrame) []memory.EngineFrame {
 
 // frameOwner describes the element that holds a frame, from the target
 // that renders the frame's parent.
-func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*memory.ContainerElement, error) {
+func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*measurement.ContainerElement, error) {
 	o, err := cdproto.Call(ctx, s, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdproto.FrameID(frame)})
 	if err != nil {
 		return nil, err
@@ -365,7 +365,7 @@ func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*memory.Cont
 	if err != nil || d.Node == nil {
 		return nil, err
 	}
-	c := &memory.ContainerElement{LocalName: d.Node.LocalName}
+	c := &measurement.ContainerElement{LocalName: d.Node.LocalName}
 	if c.LocalName == "" {
 		c.LocalName = strings.ToLower(d.Node.NodeName)
 	}
