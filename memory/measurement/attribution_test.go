@@ -120,23 +120,6 @@ func TestRealmMemoryAttributionToken(t *testing.T) {
 	}
 }
 
-func TestMemoryMeasurementAllowed(t *testing.T) {
-	for _, tc := range []struct {
-		realm *Realm
-		want  bool
-	}{
-		{top, true},
-		{sameOriginIframe, true},
-		{exampleIframe2, true}, // same origin as the top level, though nested in foo.com
-		{fooIframe1, false},
-		{worker, false}, // not exposed to dedicated workers
-		{serviceWorker, true},
-		{&Realm{Global: wire.ScopeSharedWorker}, true},
-	} {
-		assert.Equal(t, MemoryMeasurementAllowed(tc.realm), tc.want, tc.realm.URL)
-	}
-}
-
 func TestCreateNewMemoryAttribution(t *testing.T) {
 	assert.DeepEqual(t, CreateNewMemoryAttribution(top), wire.MemoryAttribution{URL: exampleCom, Scope: wire.ScopeWindow})
 	assert.DeepEqual(t, CreateNewMemoryAttribution(worker), wire.MemoryAttribution{URL: exampleCom + "/worker.js", Scope: wire.ScopeDedicatedWorker})
