@@ -1,26 +1,21 @@
-// Package memory owns wdext's implementation of the Measure Memory API
-// (performance.measureUserAgentSpecificMemory): the spec's algorithms that
-// turn an implementation-defined intermediate memory measurement (bytes
-// attributed to JavaScript realms) into a result, including cross-origin
-// aggregation, and a validator for the invariants the spec promises about
-// a result. The result dictionaries themselves (MemoryMeasurement and its
-// parts, their JSON shape) are package wire's, so that clients decode them
-// without this package; the names here are aliases.
-//
-// That library is pure Go and knows nothing of browsers. The package also
-// owns the WebDriver extension commands built on it (Register adds them);
-// they are engine-neutral, and ask the session's engine (package engine)
-// for a MemoryMeasurer or a GarbageCollector:
+// Package memory owns the Measure Memory WebDriver extension commands
+// (Register adds them to a webdriver.Server): parsing their parameters,
+// asking the session's engine (package engine) for a MemoryMeasurer or a
+// GarbageCollector, and bounding the call by "timeout". The commands are
+// engine-neutral; the spec's algorithms and the validator are package
+// memory/measurement's, and the result types (MemoryMeasurement, GCResult,
+// their JSON shape) are package wire's, so that engines and clients use
+// them without this package.
 //
 //   - POST /session/{id}/wdext/memory/measure {"source", "timeout"} → a
 //     MemoryMeasurement of the session's current top-level browsing
 //     context. Source "api" runs the page's own
 //     performance.measureUserAgentSpecificMemory() and makes it settle at
 //     once; source "engine" builds the result from the engine's own heap
-//     figures (EngineHeaps) with the spec's algorithms, and counts the
-//     cross-site out-of-process iframes the page API leaves out. The
-//     default is "api" where the page is cross-origin isolated, else
-//     "engine". How each engine does it: engine/chromium (CDP) and
+//     figures (measurement.EngineHeaps) with the spec's algorithms, and
+//     counts the cross-site out-of-process iframes the page API leaves
+//     out. The default is "api" where the page is cross-origin isolated,
+//     else "engine". How each engine does it: engine/chromium (CDP) and
 //     engine/webkitgtk (the remote inspector; no "api" there), and
 //     docs/chromium.md, docs/webkitgtk.md.
 //   - POST /session/{id}/wdext/memory/gc {"timeout"} → a full garbage
@@ -34,11 +29,8 @@
 // Both are bounded by "timeout" (ms, default 10 s); running out is the W3C
 // "timeout" error, whose message names what was still pending (typically a
 // worker whose thread is busy and cannot run the collection). On Chromium
-// a page that does not answer at all fails sooner, with its state: "timeout" for a
-// main thread busy in a script, "unexpected alert open" for a user prompt,
-// chromedriver's "tab crashed" (see engine/chromium and docs/chromium.md).
-//
-// The normative reference is the newer WICG draft ("measureUserAgentSpecificMemory",
-// the "types" member, the empty breakdown entry, the address-space rule);
-// section numbers in comments refer to it.
+// a page that does not answer at all fails sooner, with its state:
+// "timeout" for a main thread busy in a script, "unexpected alert open" for
+// a user prompt, chromedriver's "tab crashed" (see engine/chromium and
+// docs/chromium.md).
 package memory

@@ -19,6 +19,7 @@ import (
 	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
+	"github.com/wdext/wdext/memory/measurement"
 	"github.com/wdext/wdext/webdriver/wdclient"
 	"github.com/wdext/wdext/wire"
 )
@@ -103,7 +104,7 @@ func measure(t *testing.T, wd selenium.WebDriver, opts wdclient.MeasureOptions) 
 	t.Helper()
 	m, err := wdclient.MeasureMemory(wd, opts)
 	assert.NilError(t, err)
-	assert.NilError(t, memory.Validate(*m), dump(m))
+	assert.NilError(t, measurement.Validate(*m), dump(m))
 	return m
 }
 
@@ -169,7 +170,7 @@ func TestMeasureEngine(t *testing.T) {
 			"the same-origin iframe shares the page's isolate, so its entry: %s", dump(m))
 		for _, e := range m.Breakdown {
 			if len(e.Attribution) > 0 {
-				assert.DeepEqual(t, e.Types, []string{memory.TypeJavaScript})
+				assert.DeepEqual(t, e.Types, []string{measurement.TypeJavaScript})
 			}
 		}
 	}

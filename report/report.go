@@ -105,17 +105,6 @@ func (p *Page) AddLeaks(name string, rs ...NamedLeaks) {
 	}
 }
 
-// AddMeasurement draws a Measure Memory result (MemoryMeasurement JSON).
-func (p *Page) AddMeasurement(name string, data []byte) error {
-	m, err := parseMeasurement(data)
-	if err != nil {
-		return err
-	}
-	v := buildMeasure(name, m)
-	p.sections = append(p.sections, section{Measure: &v})
-	return nil
-}
-
 // Write writes the page: one HTML document with its CSS and script
 // inline, which loads nothing (its Content-Security-Policy forbids it) and
 // works from file://.

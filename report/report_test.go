@@ -333,6 +333,7 @@ func FuzzParseAndDraw(f *testing.F) {
 	f.Add([]byte(`{"frames":[{"name":"a"}],"stacks":[{"frameId":0},{"frameId":0,"parentId":0}],"samples":[{"timestamp":1,"stackId":1},{"timestamp":1}]}`))
 	f.Add([]byte(`{"objects":{"Foo":{"count":1,"bytes":2}},"other":{}}`))
 	f.Add([]byte(`{"iterations":1,"leaks":[{"kind":"objects","retainerPath":["a","b"]}]}`))
+	f.Add([]byte(`{"bytes":10,"breakdown":[{"bytes":10,"attribution":[{"url":"http://a/","scope":"Window"}],"types":["JavaScript"]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p Page
 		if tr, ws, err := ParseTrace(data); err == nil {
@@ -345,7 +346,8 @@ func FuzzParseAndDraw(f *testing.F) {
 		if rs, err := ParseLeaks(data); err == nil {
 			p.AddLeaks("l", rs...)
 		}
-		_ = p.AddMeasurement("m", data)
+		// A measurement reaches a page only as a wpt attachment.
+		p.sections = append(p.sections, attachmentSections("m", wpt.Attachment{Kind: wpt.AttachMeasurement, Data: data}, nil)...)
 		var buf bytes.Buffer
 		if err := p.Write(&buf); err != nil {
 			t.Fatal(err)

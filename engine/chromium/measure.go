@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/wdext/wdext/engine/chromium/cdp"
-	"github.com/wdext/wdext/memory"
+	"github.com/wdext/wdext/memory/measurement"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -191,7 +191,7 @@ func (e *Engine) measure(ctx context.Context, b *cdp.Browser, handle, source str
 	if err != nil {
 		return m, err
 	}
-	if err := memory.Validate(m); err != nil {
+	if err := measurement.Validate(m); err != nil {
 		return m, wire.Errorf(wire.UnknownError, "the %s measurement breaks the spec's invariants: %v", source, err)
 	}
 	return m, nil
@@ -215,124 +215,148 @@ func crossOriginIsolated(ctx context.Context, s *cdp.Session) (bool, error) {
 // owner elements (DOM.getFrameOwner and DOM.describeNode in the parent
 // frame's target) and the workers.
 func measureEngine(ctx context.Context, b *cdp.Browser, sc *scene) (wire.MemoryMeasurement, error) {
-	var mu sync.Mutex
-	heaps := memory.EngineHeaps{Bytes: map[string]uint64{}}
-	host := map[string]*node{} // frame id → target whose frame tree holds it
+	c := &heapCollection{heaps: measurement.EngineHeaps{Bytes: map[string]uint64{}}, host: map[string]*node{}}
 	var wg sync.WaitGroup
-	var errs []error
-	fail := func(err error) {
-		mu.Lock()
-		errs = append(errs, err)
-		mu.Unlock()
-	}
 	for _, n := range sc.isolates() {
-		wg.Add(1)
-		go func() { // owned here: waited for below
-			defer wg.Done()
-			u, err := cdproto.Call(ctx, n.session, runtime.GetHeapUsage, cdproto.Empty{})
-			if err != nil {
-				// An iframe or worker that went away has no memory
-				// left; its realms are dropped below.
-				if n == sc.page || ctx.Err() != nil {
-					fail(fmt.Errorf("heap usage of %s: %w", n, err))
-				}
-				return
-			}
-			mu.Lock()
-			heaps.Bytes[n.isolate] = uint64(u.UsedSize) + uint64(u.BackingStorageSize)
-			mu.Unlock()
-		}()
+		wg.Go(func() { c.heapUsage(ctx, sc, n) }) // owned here: waited for below
 	}
 	for _, n := range sc.nodes {
 		if n.info.Type == "worker" {
-			mu.Lock()
-			heaps.Workers = append(heaps.Workers, memory.EngineWorker{
-				URL: n.info.URL, Global: wire.ScopeDedicatedWorker, Frame: string(n.info.ParentFrameID), Isolate: n.isolate,
-			})
-			mu.Unlock()
+			c.addWorker(n)
 			continue
 		}
-		wg.Add(1)
-		go func() { // owned here: waited for below
-			defer wg.Done()
-			tree, err := cdproto.Call(ctx, n.session, page.GetFrameTree, cdproto.Empty{})
-			if err != nil || tree.FrameTree == nil {
-				if n == sc.page || ctx.Err() != nil {
-					fail(fmt.Errorf("frame tree of %s: %w", n, err))
-				}
-				return // an iframe that went away
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			var walk func(t *page.FrameTree, root bool)
-			walk = func(t *page.FrameTree, root bool) {
-				f := t.Frame
-				parent := string(f.ParentID)
-				if n == sc.page && root {
-					parent = ""
-				}
-				url := f.URL + f.URLFragment
-				if url == "" {
-					// A frame still on its initial empty document
-					// (CDP sends no URL): the document's URL is
-					// about:blank.
-					url = "about:blank"
-				}
-				heaps.Frames = append(heaps.Frames, memory.EngineFrame{
-					ID: string(f.ID), ParentID: parent, URL: url,
-					Origin: memory.SerializedOrigin(f.SecurityOrigin), Isolate: n.isolate,
-				})
-				host[string(f.ID)] = n
-				for _, c := range t.ChildFrames {
-					walk(c, false)
-				}
-			}
-			walk(tree.FrameTree, true)
-		}()
+		wg.Go(func() { c.frameTree(ctx, sc, n) }) // owned here: waited for below
 	}
 	wg.Wait()
-	if len(errs) > 0 {
-		return wire.MemoryMeasurement{}, errors.Join(errs...)
+	if len(c.errs) > 0 {
+		return wire.MemoryMeasurement{}, errors.Join(c.errs...)
 	}
-	// Realms of isolates that went away mid-collection, and frames whose
-	// parent is no longer among the frames (it navigated), are dropped
-	// with their descendants rather than fail the measurement.
-	measured := func(isolate string) bool { _, ok := heaps.Bytes[isolate]; return ok }
-	heaps.Frames = connected(slices.DeleteFunc(heaps.Frames, func(f memory.EngineFrame) bool { return !measured(f.Isolate) }))
-	heaps.Workers = slices.DeleteFunc(heaps.Workers, func(w memory.EngineWorker) bool { return !measured(w.Isolate) })
-
-	for i := range heaps.Frames {
-		f := &heaps.Frames[i]
-		if f.ParentID == "" {
-			continue
-		}
-		owner := host[f.ParentID]
-		wg.Add(1)
-		go func() { // owned here: waited for below
-			defer wg.Done()
-			// Unknown owners stay nil: the attribution then names an
-			// empty container rather than none.
-			f.Container, _ = frameOwner(ctx, owner.session, f.ID)
-		}()
-	}
-	wg.Wait()
+	c.dropUnmeasured()
+	c.frameOwners(ctx)
 	if err := ctx.Err(); err != nil {
 		return wire.MemoryMeasurement{}, err
 	}
-	intermediate, err := heaps.Intermediate()
+	intermediate, err := c.heaps.Intermediate()
 	if err != nil {
 		return wire.MemoryMeasurement{}, err
 	}
-	return memory.CreateNewMemoryMeasurement(intermediate, nil), nil
+	return measurement.CreateNewMemoryMeasurement(intermediate, nil), nil
+}
+
+// heapCollection is what measureEngine gathers from a scene's targets at
+// once: the engine's view of the page, which target's frame tree holds
+// each frame, and the failures that make the measurement fail. mu guards
+// all three while the targets answer.
+type heapCollection struct {
+	mu    sync.Mutex
+	heaps measurement.EngineHeaps
+	host  map[string]*node // frame id → target whose frame tree holds it
+	errs  []error
+}
+
+func (c *heapCollection) fail(err error) {
+	c.mu.Lock()
+	c.errs = append(c.errs, err)
+	c.mu.Unlock()
+}
+
+// heapUsage records the bytes of n's isolate.
+func (c *heapCollection) heapUsage(ctx context.Context, sc *scene, n *node) {
+	u, err := cdproto.Call(ctx, n.session, runtime.GetHeapUsage, cdproto.Empty{})
+	if err != nil {
+		// An iframe or worker that went away has no memory
+		// left; its realms are dropped below.
+		if n == sc.page || ctx.Err() != nil {
+			c.fail(fmt.Errorf("heap usage of %s: %w", n, err))
+		}
+		return
+	}
+	c.mu.Lock()
+	c.heaps.Bytes[n.isolate] = uint64(u.UsedSize) + uint64(u.BackingStorageSize)
+	c.mu.Unlock()
+}
+
+// addWorker records the dedicated worker target n.
+func (c *heapCollection) addWorker(n *node) {
+	c.mu.Lock()
+	c.heaps.Workers = append(c.heaps.Workers, measurement.EngineWorker{
+		URL: n.info.URL, Global: wire.ScopeDedicatedWorker, Frame: string(n.info.ParentFrameID), Isolate: n.isolate,
+	})
+	c.mu.Unlock()
+}
+
+// frameTree records the frames of n's frame tree, each hosted by n.
+func (c *heapCollection) frameTree(ctx context.Context, sc *scene, n *node) {
+	tree, err := cdproto.Call(ctx, n.session, page.GetFrameTree, cdproto.Empty{})
+	if err != nil || tree.FrameTree == nil {
+		if n == sc.page || ctx.Err() != nil {
+			c.fail(fmt.Errorf("frame tree of %s: %w", n, err))
+		}
+		return // an iframe that went away
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var walk func(t *page.FrameTree, root bool)
+	walk = func(t *page.FrameTree, root bool) {
+		f := t.Frame
+		parent := string(f.ParentID)
+		if n == sc.page && root {
+			parent = ""
+		}
+		url := f.URL + f.URLFragment
+		if url == "" {
+			// A frame still on its initial empty document
+			// (CDP sends no URL): the document's URL is
+			// about:blank.
+			url = "about:blank"
+		}
+		c.heaps.Frames = append(c.heaps.Frames, measurement.EngineFrame{
+			ID: string(f.ID), ParentID: parent, URL: url,
+			Origin: measurement.SerializedOrigin(f.SecurityOrigin), Isolate: n.isolate,
+		})
+		c.host[string(f.ID)] = n
+		for _, ch := range t.ChildFrames {
+			walk(ch, false)
+		}
+	}
+	walk(tree.FrameTree, true)
+}
+
+// dropUnmeasured drops the realms of isolates that went away
+// mid-collection, and frames whose parent is no longer among the frames
+// (it navigated), with their descendants, rather than fail the
+// measurement.
+func (c *heapCollection) dropUnmeasured() {
+	measured := func(isolate string) bool { _, ok := c.heaps.Bytes[isolate]; return ok }
+	c.heaps.Frames = connected(slices.DeleteFunc(c.heaps.Frames, func(f measurement.EngineFrame) bool { return !measured(f.Isolate) }))
+	c.heaps.Workers = slices.DeleteFunc(c.heaps.Workers, func(w measurement.EngineWorker) bool { return !measured(w.Isolate) })
+}
+
+// frameOwners sets the container of every nested frame, asking the
+// target that hosts its parent. Unknown owners stay nil: the attribution
+// then names an empty container rather than none.
+func (c *heapCollection) frameOwners(ctx context.Context) {
+	var wg sync.WaitGroup
+	for i := range c.heaps.Frames {
+		f := &c.heaps.Frames[i]
+		if f.ParentID == "" {
+			continue
+		}
+		owner := c.host[f.ParentID]
+		wg.Go(func() { // owned here: waited for below
+			f.Container, _ = frameOwner(ctx, owner.session, f.ID)
+		})
+	}
+	wg.Wait()
 }
 
 // connected keeps the top-level frame and the frames that reach it.
-func connected(frames []memory.EngineFrame) []memory.EngineFrame {
-	byID := map[string]*memory.EngineFrame{}
+func connected(frames []measurement.EngineFrame) []measurement.EngineFrame {
+	byID := map[string]*measurement.EngineFrame{}
 	for i := range frames {
 		byID[frames[i].ID] = &frames[i]
 	}
-	reaches := func(f *memory.EngineFrame) bool {
+	reaches := func(f *measurement.EngineFrame) bool {
 		for range len(frames) {
 			if f.ParentID == "" {
 				return true
@@ -345,7 +369,7 @@ func connected(frames []memory.EngineFrame) []memory.EngineFrame {
 		}
 		return false // a cycle: cannot happen, but never loop
 	}
-	var out []memory.EngineFrame
+	var out []measurement.EngineFrame
 	for i := range frames {
 		if reaches(&frames[i]) {
 			out = append(out, frames[i])
@@ -356,7 +380,7 @@ func connected(frames []memory.EngineFrame) []memory.EngineFrame {
 
 // frameOwner describes the element that holds a frame, from the target
 // that renders the frame's parent.
-func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*memory.ContainerElement, error) {
+func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*measurement.ContainerElement, error) {
 	o, err := cdproto.Call(ctx, s, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdproto.FrameID(frame)})
 	if err != nil {
 		return nil, err
@@ -365,7 +389,7 @@ func frameOwner(ctx context.Context, s *cdp.Session, frame string) (*memory.Cont
 	if err != nil || d.Node == nil {
 		return nil, err
 	}
-	c := &memory.ContainerElement{LocalName: d.Node.LocalName}
+	c := &measurement.ContainerElement{LocalName: d.Node.LocalName}
 	if c.LocalName == "" {
 		c.LocalName = strings.ToLower(d.Node.NodeName)
 	}

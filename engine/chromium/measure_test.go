@@ -10,13 +10,13 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/chromedp/cdproto/target"
-	"github.com/wdext/wdext/memory"
+	"github.com/wdext/wdext/memory/measurement"
 )
 
 // Frames cut off from the top (their parent went away) are dropped with
 // their descendants.
 func TestConnected(t *testing.T) {
-	got := connected([]memory.EngineFrame{
+	got := connected([]measurement.EngineFrame{
 		{ID: "top"}, {ID: "a", ParentID: "top"}, {ID: "b", ParentID: "gone"}, {ID: "c", ParentID: "b"}, {ID: "d", ParentID: "a"},
 		{ID: "x", ParentID: "y"}, {ID: "y", ParentID: "x"},
 	})

@@ -8,8 +8,8 @@ import (
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/webkitgtk/wkinspector"
-	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/jscsnapshot"
+	"github.com/wdext/wdext/memory/measurement"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -26,7 +26,7 @@ import (
 // process; each worker has a VM of its own. No CDP, no isolate ids: the
 // VMs are named "main" and by worker id.
 
-// mainVM names the web process's main-thread VM in memory.EngineHeaps.
+// mainVM names the web process's main-thread VM in measurement.EngineHeaps.
 const mainVM = "main"
 
 // MeasureMemory measures the current page: source "engine" (the default).
@@ -47,11 +47,11 @@ func (e *Engine) MeasureMemory(ctx context.Context, source string) (wire.MemoryM
 	if err != nil {
 		return wire.MemoryMeasurement{}, err
 	}
-	heaps := memory.EngineHeaps{Frames: frames, Bytes: map[string]uint64{}}
+	heaps := measurement.EngineHeaps{Frames: frames, Bytes: map[string]uint64{}}
 	top := frames[0].ID
 	vms := []string{mainVM}
 	for _, w := range workers {
-		heaps.Workers = append(heaps.Workers, memory.EngineWorker{URL: w.URL, Global: wire.ScopeDedicatedWorker, Frame: top, Isolate: w.ID})
+		heaps.Workers = append(heaps.Workers, measurement.EngineWorker{URL: w.URL, Global: wire.ScopeDedicatedWorker, Frame: top, Isolate: w.ID})
 		vms = append(vms, w.ID)
 	}
 	sizes := make([]uint64, len(vms))
@@ -79,8 +79,8 @@ func (e *Engine) MeasureMemory(ctx context.Context, source string) (wire.MemoryM
 	if err != nil {
 		return wire.MemoryMeasurement{}, err
 	}
-	m := memory.CreateNewMemoryMeasurement(intermediate, nil)
-	if err := memory.Validate(m); err != nil {
+	m := measurement.CreateNewMemoryMeasurement(intermediate, nil)
+	if err := measurement.Validate(m); err != nil {
 		return m, wire.Errorf(wire.UnknownError, "the engine measurement breaks the spec's invariants: %v", err)
 	}
 	return m, nil
@@ -197,7 +197,7 @@ type webkitFrame struct {
 // element of each child frame where its parent document tells: the
 // parent's iframe, frame and object elements pair with its child frames
 // in document order when there are as many of both.
-func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]memory.EngineFrame, error) {
+func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]measurement.EngineFrame, error) {
 	var tree struct {
 		FrameTree webkitFrame `json:"frameTree"`
 	}
@@ -208,19 +208,19 @@ func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]memory.EngineF
 	if err != nil {
 		return nil, err
 	}
-	var out []memory.EngineFrame
-	var walk func(f webkitFrame, container *memory.ContainerElement)
-	walk = func(f webkitFrame, container *memory.ContainerElement) {
-		out = append(out, memory.EngineFrame{
+	var out []measurement.EngineFrame
+	var walk func(f webkitFrame, container *measurement.ContainerElement)
+	walk = func(f webkitFrame, container *measurement.ContainerElement) {
+		out = append(out, measurement.EngineFrame{
 			ID: f.Frame.ID, ParentID: f.Frame.ParentID, URL: f.Frame.URL,
-			Origin: memory.SerializedOrigin(f.Frame.SecurityOrigin), Isolate: mainVM, Container: container,
+			Origin: measurement.SerializedOrigin(f.Frame.SecurityOrigin), Isolate: mainVM, Container: container,
 		})
-		var owners []memory.ContainerElement
+		var owners []measurement.ContainerElement
 		if id, ok := contexts[f.Frame.ID]; ok && len(f.ChildFrames) > 0 {
 			owners = frameOwners(ctx, page, id)
 		}
 		for i, c := range f.ChildFrames {
-			var ce *memory.ContainerElement
+			var ce *measurement.ContainerElement
 			if len(owners) == len(f.ChildFrames) {
 				ce = &owners[i]
 			}
@@ -233,23 +233,23 @@ func webkitFrames(ctx context.Context, page *wkinspector.Conn) ([]memory.EngineF
 
 // frameOwners lists the frame owner elements of the document of an
 // execution context, in document order.
-func frameOwners(ctx context.Context, page *wkinspector.Conn, contextID int64) []memory.ContainerElement {
+func frameOwners(ctx context.Context, page *wkinspector.Conn, contextID int64) []measurement.ContainerElement {
 	const expr = `Array.from(document.querySelectorAll("iframe, frame, object"), e => [e.localName, e.id, e.getAttribute("src") || "", e.getAttribute("data") || ""])`
 	var elements [][4]string
 	if err := page.EvaluateIn(ctx, contextID, expr, &elements); err != nil {
 		return nil
 	}
-	out := make([]memory.ContainerElement, 0, len(elements))
+	out := make([]measurement.ContainerElement, 0, len(elements))
 	for _, v := range elements {
 		if v[0] == "object" && v[3] == "" {
 			continue // an object element that is not a nested browsing context
 		}
-		out = append(out, memory.ContainerElement{LocalName: v[0], ID: v[1], Src: v[2], Data: v[3]})
+		out = append(out, measurement.ContainerElement{LocalName: v[0], ID: v[1], Src: v[2], Data: v[3]})
 	}
 	return out
 }
 
-func dropWorker(ws []memory.EngineWorker, isolate string) []memory.EngineWorker {
+func dropWorker(ws []measurement.EngineWorker, isolate string) []measurement.EngineWorker {
 	out := ws[:0]
 	for _, w := range ws {
 		if w.Isolate != isolate {

@@ -13,6 +13,7 @@ import (
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
+	"github.com/wdext/wdext/memory/measurement"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -57,7 +58,7 @@ func TestMeasureEngineWebKit(t *testing.T) {
 		t.Logf("measure %v in %v: %s", body, time.Since(start), r.Value)
 		var m wire.MemoryMeasurement
 		assert.NilError(t, json.Unmarshal(r.Value, &m))
-		assert.NilError(t, memory.Validate(m))
+		assert.NilError(t, measurement.Validate(m))
 		var page, worker *wire.MemoryBreakdownEntry
 		for i, e := range m.Breakdown {
 			switch {
@@ -72,7 +73,7 @@ func TestMeasureEngineWebKit(t *testing.T) {
 		const slack = 4 * mib
 		assert.Assert(t, page.Bytes >= 30*mib && page.Bytes <= 30*mib+slack, "page entry: %d bytes", page.Bytes)
 		assert.Assert(t, worker.Bytes >= 50*mib && worker.Bytes <= 50*mib+slack, "worker entry: %d bytes", worker.Bytes)
-		assert.DeepEqual(t, page.Types, []string{memory.TypeJavaScript})
+		assert.DeepEqual(t, page.Types, []string{measurement.TypeJavaScript})
 		want := []wire.MemoryAttribution{
 			{URL: pages.A + "/memory/top.html?mb=10&cross=" + pages.B + "&crossmb=20&workermb=50", Scope: wire.ScopeWindow},
 			{URL: pages.A + "/memory/frame.html?", Scope: wire.ScopeWindow, Container: &wire.MemoryAttributionContainer{ID: "same", Src: "frame.html?"}},

@@ -117,34 +117,58 @@ func (u *Upstream) Ready(context.Context) bool {
 // StartSession starts a WebKitWebDriver on a free loopback port, on the
 // display, and returns it once its /status is ready.
 func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*driver.Instance, time.Duration, func(string, error), error) {
-	display, err := u.ensureDisplay(ctx)
+	b, p, err := u.startBrowserAndDriver(ctx, req)
 	if err != nil {
 		return nil, 0, nil, err
+	}
+	if err := u.addPending(p); err != nil {
+		p.kill()
+		return nil, 0, nil, err
+	}
+	if err := p.waitReady(ctx, orDefault(u.StartTimeout, 20*time.Second)); err != nil {
+		u.mu.Lock()
+		delete(u.pending, p)
+		u.mu.Unlock()
+		p.kill()
+		return nil, 0, nil, err
+	}
+	bindEngine := func(_ context.Context, s engine.NewSession) (engine.Engine, error) {
+		return &Engine{driver: nudgingDriver{s.Driver, b.inspector}, inspector: b.inspector, agents: b.agents, browserName: browserName(s.Capabilities)}, nil
+	}
+	return &driver.Instance{URL: p.url, Done: p.done, Bind: bindEngine}, orDefault(u.NewSessionTimeout, 30*time.Second), u.bindSession(p, b), nil
+}
+
+// startBrowserAndDriver starts, for one new session, MiniBrowser on the
+// display (with the injecting proxy when asked for) and a WebKitWebDriver
+// attached to it on a free loopback port. wdext starts the browser itself,
+// so that it can serve its remote inspector (the memory commands' way in).
+func (u *Upstream) startBrowserAndDriver(ctx context.Context, req map[string]any) (*browser, *proc, error) {
+	display, err := u.ensureDisplay(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	if u.Inject != "" {
 		addr, err := u.ensureInjector()
 		if err != nil {
-			return nil, 0, nil, err
+			return nil, nil, err
 		}
 		addProxy(req, addr)
 	}
 	path, err := Find(u.Driver)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 	l, err := takeBrowserOptions(req)
 	if err != nil {
-		return nil, 0, nil, wire.Errorf(wire.InvalidArgument, "%v", err)
+		return nil, nil, wire.Errorf(wire.InvalidArgument, "%v", err)
 	}
 	port, err := driver.FreePort()
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
-	// wdext starts the browser itself, so that it can serve its remote
-	// inspector (the memory commands' way in), and attaches the driver.
 	b, err := u.startBrowser(ctx, display, l, orDefault(u.StartTimeout, 20*time.Second))
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 
 	cmd := exec.Command(path, "--port="+strconv.Itoa(port), "--host=127.0.0.1", "--target="+b.automation)
@@ -152,7 +176,7 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 	p, err := u.startProc(cmd)
 	if err != nil {
 		b.kill()
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
 	p.url = &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 	p.browser = b.proc
@@ -163,29 +187,30 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 		<-b.done
 		p.kill()
 	}()
+	return b, p, nil
+}
+
+// addPending records p as a driver whose session is not yet bound, unless
+// u is shutting down.
+func (u *Upstream) addPending(p *proc) error {
 	u.mu.Lock()
+	defer u.mu.Unlock()
 	if u.closed {
-		u.mu.Unlock()
-		p.kill()
-		return nil, 0, nil, errors.New("shutting down")
+		return errors.New("shutting down")
 	}
 	if u.pending == nil {
 		u.pending = map[*proc]bool{}
 	}
 	u.pending[p] = true
-	u.mu.Unlock()
-	drop := func() {
-		u.mu.Lock()
-		delete(u.pending, p)
-		u.mu.Unlock()
-		p.kill()
-	}
-	if err := p.waitReady(ctx, orDefault(u.StartTimeout, 20*time.Second)); err != nil {
-		drop()
-		return nil, 0, nil, err
-	}
+	return nil
+}
+
+// bindSession returns StartSession's bind: once the new session has an
+// id, p becomes that session's driver, until it exits; a session that
+// failed (id "") or came too late (u closed) kills p.
+func (u *Upstream) bindSession(p *proc, b *browser) func(string, error) {
 	var once sync.Once
-	bind := func(id string, failure error) {
+	return func(id string, failure error) {
 		once.Do(func() {
 			u.mu.Lock()
 			delete(u.pending, p)
@@ -213,10 +238,6 @@ func (u *Upstream) StartSession(ctx context.Context, req map[string]any) (*drive
 			p.kill()
 		})
 	}
-	bindEngine := func(_ context.Context, s engine.NewSession) (engine.Engine, error) {
-		return &Engine{driver: nudgingDriver{s.Driver, b.inspector}, inspector: b.inspector, agents: b.agents, browserName: browserName(s.Capabilities)}, nil
-	}
-	return &driver.Instance{URL: p.url, Done: p.done, Bind: bindEngine}, orDefault(u.NewSessionTimeout, 30*time.Second), bind, nil
 }
 
 // bootstrap makes the inspector run the injected script first in every

@@ -1,4 +1,4 @@
-package memory
+package measurement
 
 import (
 	"strings"
@@ -143,20 +143,6 @@ func (r *Realm) topLevelOrigin() string {
 		r = r.Parent
 	}
 	return r.Origin
-}
-
-// MemoryMeasurementAllowed implements §3.2 "memory measurement allowed
-// predicate": shared and service workers may measure, and so may a Window
-// same-origin with its top level. Cross-origin isolation is checked
-// separately (§3.2 method steps, step 1).
-func MemoryMeasurementAllowed(r *Realm) bool {
-	switch r.Global {
-	case wire.ScopeSharedWorker, wire.ScopeServiceWorker:
-		return true
-	case wire.ScopeWindow:
-		return sameOrigin(r.Origin, r.topLevelOrigin())
-	}
-	return false
 }
 
 func sameOrigin(a, b string) bool {

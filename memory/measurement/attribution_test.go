@@ -1,4 +1,4 @@
-package memory
+package measurement
 
 import (
 	"testing"
@@ -117,23 +117,6 @@ func TestRealmMemoryAttributionToken(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.DeepEqual(t, tc.realm.MemoryAttributionToken(), tc.want)
 		})
-	}
-}
-
-func TestMemoryMeasurementAllowed(t *testing.T) {
-	for _, tc := range []struct {
-		realm *Realm
-		want  bool
-	}{
-		{top, true},
-		{sameOriginIframe, true},
-		{exampleIframe2, true}, // same origin as the top level, though nested in foo.com
-		{fooIframe1, false},
-		{worker, false}, // not exposed to dedicated workers
-		{serviceWorker, true},
-		{&Realm{Global: wire.ScopeSharedWorker}, true},
-	} {
-		assert.Equal(t, MemoryMeasurementAllowed(tc.realm), tc.want, tc.realm.URL)
 	}
 }
 
