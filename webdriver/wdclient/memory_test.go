@@ -12,7 +12,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/memory"
+	"github.com/wdext/wdext/memory/measurement"
 	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
@@ -44,7 +44,7 @@ func TestMemoryCommands(t *testing.T) {
 	m, err := c.MeasureMemory(ctx, "s1", MeasureOptions{})
 	assert.NilError(t, err)
 	assert.Equal(t, m.Bytes, uint64(5))
-	assert.NilError(t, memory.Validate(*m))
+	assert.NilError(t, measurement.Validate(*m))
 	_, err = c.MeasureMemory(ctx, "s1", MeasureOptions{Source: wire.SourceEngine, Timeout: 1500 * time.Millisecond})
 	assert.NilError(t, err)
 	_, err = c.MeasureMemory(ctx, "s1", MeasureOptions{Timeout: time.Microsecond})
