@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -24,6 +24,13 @@ func (e *httpError) Error() string { return strconv.Itoa(e.code) + " " + e.msg }
 
 func notFound(format string, args ...any) error {
 	return &httpError{code: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
+}
+
+// notRegular answers for a device, a FIFO or a socket (or a symlink to
+// one) without opening it: 404, as wptserve answers every path it
+// cannot read as a file (its handlers turn any OSError into a 404).
+func notRegular(name string) error {
+	return notFound("%s: not a regular file (wdext's WPT server never reads a device, FIFO or socket)", name)
 }
 
 // contentTypes is wptserve's table (constants.py) plus mjs and wasm.
@@ -88,14 +95,19 @@ func (fsrv *fileServer) osPath(rel string) string {
 
 func (fsrv *fileServer) file(r *http.Request, rel string) (*response, error) {
 	name := fsrv.osPath(rel)
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, notFound("%s: not found", r.URL.Path)
-	}
-	if fi.IsDir() {
+	f, fi, err := openRegular(name)
+	switch {
+	case fi != nil && fi.IsDir():
 		return nil, notFound("%s: directory listings are not served", r.URL.Path)
+	case errors.Is(err, errNotRegular):
+		return nil, notRegular(r.URL.Path)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, notFound("%s: not found", r.URL.Path)
+	case err != nil:
+		return nil, err
 	}
-	body, err := os.ReadFile(name)
+	defer f.Close()
+	body, err := readLimited(f, fi.Size(), math.MaxInt64, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +129,10 @@ func (fsrv *fileServer) file(r *http.Request, rel string) (*response, error) {
 // is no .js source for it.
 func (fsrv *fileServer) wrapped(r *http.Request, rel string, w wrapper) (*response, error) {
 	source := fsrv.osPath(strings.TrimSuffix(rel, w.suffix) + w.source)
-	src, err := os.ReadFile(source)
+	src, err := readRegular(source, maxBuffered)
+	if errors.Is(err, errNotRegular) {
+		return nil, notRegular(strings.TrimSuffix(r.URL.Path, w.suffix) + w.source)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -189,16 +204,19 @@ func (fsrv *fileServer) headersFor(r *http.Request, name string) (headerLines, e
 
 // headersFile reads base.sub.headers (substituted) or else base.headers.
 func (fsrv *fileServer) headersFile(r *http.Request, base string) (headerLines, error) {
-	data, err := os.ReadFile(base + ".sub.headers")
+	data, err := readRegular(base+".sub.headers", maxHeadersFile)
 	if err == nil {
 		if data, err = fsrv.site.expand(r, data, false); err != nil {
 			return nil, fmt.Errorf("%s.sub.headers: %w", filepath.Base(base), err)
 		}
 	} else if errors.Is(err, fs.ErrNotExist) {
-		data, err = os.ReadFile(base + ".headers")
+		data, err = readRegular(base+".headers", maxHeadersFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
+	}
+	if errors.Is(err, errNotRegular) {
+		return nil, notRegular(r.URL.Path + " headers")
 	}
 	if err != nil {
 		return nil, err

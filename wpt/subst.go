@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"hash"
 	"html"
+	"io"
 	"net"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -403,12 +403,16 @@ func (s *substituter) fileHash(algorithm, name string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("unsupported hash algorithm %q", algorithm)
 	}
-	data, err := os.ReadFile(filepath.Join(s.site.root, filepath.FromSlash(path.Clean("/"+name))))
+	f, _, err := openRegular(filepath.Join(s.site.root, filepath.FromSlash(path.Clean("/"+name))))
 	if err != nil {
 		return "", fmt.Errorf("cannot hash %s: %w", name, err)
 	}
+	defer f.Close()
 	h := newHash()
-	h.Write(data)
+	// Streamed, and stopped when the client leaves.
+	if _, err := io.Copy(h, ctxReader{s.r.Context(), f}); err != nil {
+		return "", fmt.Errorf("cannot hash %s: %w", name, err)
+	}
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }
 
