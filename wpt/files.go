@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"math"
 	"net/http"
 	"path"
 	"path/filepath"
@@ -106,23 +106,23 @@ func (fsrv *fileServer) file(r *http.Request, rel string) (*response, error) {
 	case err != nil:
 		return nil, err
 	}
-	defer f.Close()
-	body, err := readLimited(f, fi.Size(), math.MaxInt64, rel)
-	if err != nil {
-		return nil, err
-	}
+	resp := &response{header: http.Header{}, file: f, size: fi.Size()}
 	hdrs, err := fsrv.headersFor(r, name)
 	if err != nil {
+		resp.close()
 		return nil, err
 	}
-	resp := &response{header: http.Header{}, body: body}
 	if !hdrs.has("Content-Type") {
 		resp.header.Set("Content-Type", contentType(rel))
 	}
 	for _, h := range hdrs {
 		resp.header.Add(h.name, h.value)
 	}
-	return resp, fsrv.pipeline(r, rel, resp)
+	if err := fsrv.pipeline(r, rel, resp); err != nil {
+		resp.close()
+		return nil, err
+	}
+	return resp, nil
 }
 
 // wrapped builds the page w generates for rel; fs.ErrNotExist means there
@@ -235,20 +235,27 @@ func (fsrv *fileServer) headersFile(r *http.Request, base string) (headerLines, 
 	return out, nil
 }
 
-// write sends resp. Plain 200 responses go through http.ServeContent for
-// Range and HEAD support; no Last-Modified is sent, so browsers do not cache
-// test files between runs.
+// write sends resp, and closes its file. Plain 200 responses go through
+// http.ServeContent for Range, HEAD and If-* support: a file body is read
+// only for the bytes sent. No Last-Modified is sent, so browsers do not
+// cache test files between runs.
 func (resp *response) write(w http.ResponseWriter, r *http.Request) {
+	defer resp.close()
 	for k, vs := range resp.header {
 		w.Header()[k] = vs
 	}
+	var content io.ReadSeeker = bytes.NewReader(resp.body)
+	size := int64(len(resp.body))
+	if resp.file != nil {
+		content, size = resp.file, resp.size
+	}
 	if resp.status == 0 || resp.status == http.StatusOK {
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(resp.body))
+		http.ServeContent(w, r, "", time.Time{}, content)
 		return
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(resp.body)))
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	w.WriteHeader(resp.status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(resp.body)
+		_, _ = io.CopyN(w, content, size)
 	}
 }

@@ -1,9 +1,15 @@
 package wpt
 
 import (
+	"fmt"
+	"io"
+	"log"
 	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,4 +71,81 @@ func TestNotRegularFiles(t *testing.T) {
 		urls = append(urls, tt.URL)
 	}
 	assert.Check(t, is.Equal(strings.Join(urls, " "), "/b.any.html /b.any.worker.html /ok.html"))
+}
+
+// bigFile makes a sparse file of size bytes under root, "0123456789" first.
+func bigFile(t *testing.T, root, name string, size int64) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(root, name))
+	assert.NilError(t, err)
+	_, err = f.WriteString("0123456789")
+	assert.NilError(t, err)
+	assert.NilError(t, f.Truncate(size))
+	assert.NilError(t, f.Close())
+}
+
+// allocated is how many bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// Issue 28, finding 2: HEAD and Range on a 200 MB file read only what
+// they send (before, every request read the whole file: +300 MB each),
+// with the file's .headers and header/status pipes applied as before.
+func TestBigFileHeadAndRange(t *testing.T) {
+	const size = 200 << 20
+	s, err := NewServer(writeTree(t, map[string]string{"big.webm.headers": "X-From-Headers: yes\n"}),
+		Options{ErrorLog: log.New(io.Discard, "", 0)})
+	assert.NilError(t, err)
+	bigFile(t, s.root, "big.webm", size)
+
+	var w *httptest.ResponseRecorder
+	n := allocated(func() { w = serve(s, "GET", mainURL+"/big.webm", "Range: bytes=0-9") })
+	assert.Check(t, is.Equal(w.Code, 206))
+	assert.Check(t, is.Equal(w.Body.String(), "0123456789"))
+	assert.Check(t, is.Equal(w.Header().Get("Content-Range"), fmt.Sprintf("bytes 0-9/%d", size)))
+	assert.Check(t, is.Equal(w.Header().Get("Content-Type"), "video/webm"))
+	assert.Check(t, is.Equal(w.Header().Get("X-From-Headers"), "yes"))
+	assert.Check(t, n < 1<<20, "Range allocated %d bytes", n)
+
+	n = allocated(func() { w = serve(s, "HEAD", mainURL+"/big.webm") })
+	assert.Check(t, is.Equal(w.Code, 200))
+	assert.Check(t, is.Equal(w.Header().Get("Content-Length"), strconv.Itoa(size)))
+	assert.Check(t, is.Equal(w.Body.Len(), 0))
+	assert.Check(t, n < 1<<20, "HEAD allocated %d bytes", n)
+
+	n = allocated(func() {
+		w = serve(s, "GET", mainURL+"/big.webm?pipe=header(X-Pipe,1)|header(Content-Type,video/mp4)", "Range: bytes=5-9")
+	})
+	assert.Check(t, is.Equal(w.Code, 206))
+	assert.Check(t, is.Equal(w.Body.String(), "56789"))
+	assert.Check(t, is.Equal(w.Header().Get("X-Pipe"), "1"))
+	assert.Check(t, is.Equal(w.Header().Get("Content-Type"), "video/mp4"))
+	assert.Check(t, n < 1<<20, "Range with pipes allocated %d bytes", n)
+
+	n = allocated(func() { w = serve(s, "HEAD", mainURL+"/big.webm?pipe=status(404)") })
+	assert.Check(t, is.Equal(w.Code, 404))
+	assert.Check(t, is.Equal(w.Header().Get("Content-Length"), strconv.Itoa(size)))
+	assert.Check(t, n < 1<<20, "HEAD with status allocated %d bytes", n)
+
+	// A file's fd is not kept once it has been answered, nor on an error.
+	before := openFDs(t)
+	for range 20 {
+		serve(s, "GET", mainURL+"/big.webm", "Range: bytes=0-0")
+		serve(s, "GET", mainURL+"/big.webm?pipe=nope")
+	}
+	assert.Check(t, is.Equal(openFDs(t), before))
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(ents)
 }
