@@ -1,6 +1,7 @@
 package wpt
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
@@ -148,4 +149,56 @@ func openFDs(t *testing.T) int {
 		t.Skipf("no /proc/self/fd: %v", err)
 	}
 	return len(ents)
+}
+
+// leavingClient is a request context whose client leaves after it has been
+// asked n times whether it is still there.
+type leavingClient struct {
+	context.Context
+	n, asked int
+}
+
+func (c *leavingClient) Err() error {
+	c.asked++
+	if c.asked > c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Issue 28, finding 3: a .sub. file's output is bounded (maxBuffered, a
+// 500 beyond) and its expansion stops when the client leaves. Before, 1M
+// {{GET[x]}} with a 10 KB x grew to 19 GB; here 4000 make 40 MB.
+func TestSubBoundedAndCancelled(t *testing.T) {
+	var logged strings.Builder
+	s, err := NewServer(writeTree(t, map[string]string{
+		"many.sub.txt":  strings.Repeat("{{GET[x]}}", 4000), // 40 MB with x
+		"some.sub.html": strings.Repeat("<p>{{GET[x]}}</p>\n", 1000),
+	}), Options{ErrorLog: log.New(&logged, "", 0)})
+	assert.NilError(t, err)
+	x := strings.Repeat("a", 10<<10)
+
+	var w *httptest.ResponseRecorder
+	n := allocated(func() { w = serve(s, "GET", mainURL+"/many.sub.txt?x="+x) })
+	assert.Check(t, is.Equal(w.Code, 500))
+	assert.Check(t, is.Contains(w.Body.String(), "the output passed 32 MiB"))
+	// What append's growth leaves behind, up to the bound: not the 40 MB
+	// output and its copies.
+	assert.Check(t, n < 8*maxBuffered, "allocated %d bytes", n)
+
+	// Under the bound it is answered as before.
+	w = serve(s, "GET", mainURL+"/some.sub.html?x=<"+x[:100])
+	assert.Check(t, is.Equal(w.Code, 200))
+	assert.Check(t, is.Equal(w.Body.Len(), 1000*len("<p>&lt;"+x[:100]+"</p>\n")))
+
+	// The client leaves after 10 substitutions: the 990 others are not
+	// made, nothing is answered and nothing logged.
+	logged.Reset()
+	ctx := &leavingClient{Context: context.Background(), n: 10}
+	r := httptest.NewRequestWithContext(ctx, "GET", mainURL+"/some.sub.html?x=1", nil)
+	w = httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	assert.Check(t, is.Equal(w.Body.Len(), 0), "%.100s", w.Body)
+	assert.Check(t, ctx.asked < 20, "the context was asked %d times: the expansion went on", ctx.asked)
+	assert.Check(t, is.Equal(logged.String(), ""))
 }

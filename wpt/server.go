@@ -405,6 +405,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // fail answers err: an httpError's status, else 500; the reasons of 5xx
 // answers are logged, and 501s kept for TakeUnsupported.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		return // the client left: no one to answer, nothing to log
+	}
 	var he *httpError
 	if !errors.As(err, &he) {
 		he = &httpError{code: http.StatusInternalServerError, msg: err.Error()}
@@ -417,7 +420,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.mu.Unlock()
 	}
 	if he.code >= 500 {
-		s.errorLog.Printf("wpt: %s %s: %d %s", r.Method, r.URL, he.code, he.msg)
+		u := r.URL.String()
+		if len(u) > 200 { // a query can be a megabyte long
+			u = u[:200] + "…"
+		}
+		s.errorLog.Printf("wpt: %s %s: %d %s", r.Method, u, he.code, he.msg)
 	}
 	http.Error(w, he.msg, he.code)
 }
