@@ -202,3 +202,18 @@ func TestSubBoundedAndCancelled(t *testing.T) {
 	assert.Check(t, ctx.asked < 20, "the context was asked %d times: the expansion went on", ctx.asked)
 	assert.Check(t, is.Equal(logged.String(), ""))
 }
+
+// Issue 28, finding 5: pipe=status(1xx) is refused with a 500, as any bad
+// pipe is: a 1xx is no final answer (a 101 left the client hanging).
+func TestPipeStatusInformationalRefused(t *testing.T) {
+	s, err := NewServer(writeTree(t, map[string]string{"a.txt": "a"}), Options{ErrorLog: log.New(io.Discard, "", 0)})
+	assert.NilError(t, err)
+	for _, code := range []string{"100", "101", "103", "199"} {
+		w := serve(s, "GET", mainURL+"/a.txt?pipe=status("+code+")")
+		assert.Check(t, is.Equal(w.Code, 500), code)
+		assert.Check(t, is.Contains(w.Body.String(), "status "+code+" is informational (1xx)"), code)
+	}
+	for code, want := range map[string]int{"200": 200, "204": 204, "404": 404, "599": 599} {
+		assert.Check(t, is.Equal(serve(s, "GET", mainURL+"/a.txt?pipe=status("+code+")").Code, want), code)
+	}
+}

@@ -165,6 +165,12 @@ func (c pipeCall) apply(resp *response, st *site, r *http.Request) error {
 		if err != nil || code < 100 || code > 999 {
 			return fmt.Errorf("bad status %q", c.args[0])
 		}
+		if code < 200 {
+			// wptserve would send it, but a 1xx is informational: the
+			// client waits for a final answer that never comes (a 101
+			// left it hanging). A 500, as for any bad pipe.
+			return fmt.Errorf("status %d is informational (1xx), not an answer: want 200 to 999", code)
+		}
 		resp.status = code
 		return nil
 	}
