@@ -217,3 +217,31 @@ func TestPipeStatusInformationalRefused(t *testing.T) {
 		assert.Check(t, is.Equal(serve(s, "GET", mainURL+"/a.txt?pipe=status("+code+")").Code, want), code)
 	}
 }
+
+// Issue 28, finding 4: symlinks out of the tree are followed, as wptserve
+// follows them (docs/wpt.md, "Hostile trees"): a link to a file or a
+// directory elsewhere is the tree's content. Only regular files are
+// served through them, and a URL still cannot leave the root.
+func TestSymlinksOutOfTheTree(t *testing.T) {
+	outside := writeTree(t, map[string]string{"file.txt": "outside file", "dir/inner.html": "outside dir", "secret.txt": "secret"})
+	s, err := NewServer(writeTree(t, map[string]string{"in/a.txt": "a"}), Options{ErrorLog: log.New(io.Discard, "", 0)})
+	assert.NilError(t, err)
+	assert.NilError(t, os.Symlink(filepath.Join(outside, "file.txt"), filepath.Join(s.root, "in", "link.txt")))
+	assert.NilError(t, os.Symlink(filepath.Join(outside, "dir"), filepath.Join(s.root, "linked")))
+	assert.NilError(t, os.Symlink("/dev/zero", filepath.Join(outside, "dir", "zero.bin")))
+
+	for p, want := range map[string]string{"/in/link.txt": "outside file", "/linked/inner.html": "outside dir"} {
+		w := serve(s, "GET", mainURL+p)
+		assert.Check(t, is.Equal(w.Code, 200), p)
+		assert.Check(t, is.Equal(w.Body.String(), want), p)
+	}
+	w := serve(s, "GET", mainURL+"/linked/zero.bin")
+	assert.Check(t, is.Equal(w.Code, 404))
+	assert.Check(t, is.Contains(w.Body.String(), "not a regular file"))
+	// The link names the directory; the URL cannot climb out of it.
+	rel, err := filepath.Rel(s.root, filepath.Join(outside, "secret.txt"))
+	assert.NilError(t, err)
+	for _, p := range []string{"/linked/../" + filepath.Base(outside) + "/secret.txt", "/" + filepath.ToSlash(rel), "/linked/%2e%2e/secret.txt"} {
+		assert.Check(t, is.Equal(serve(s, "GET", mainURL+p).Code, 404), p)
+	}
+}
