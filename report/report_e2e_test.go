@@ -18,7 +18,9 @@ import (
 	"github.com/tebeka/selenium/log"
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/engine/chromium/chromiumtest"
+	"github.com/wdext/wdext/engine/kind"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/report"
@@ -234,8 +236,12 @@ func TestWPTReport(t *testing.T) {
 	env := chromiumtest.Start(t, forcesample.Register)
 	root := filepath.Join("testdata", "wpt")
 	srv, th := e2e.WPTServer(t, root)
+	// Chromium's WPT capabilities: ForceEagerMeasureMemory, without which
+	// the memory test's measurement waits for a GC 10–20 s away and times
+	// out (the runner no longer defaults to them).
 	r := &wpt.Runner{WebDriver: env.URL, Server: srv, Testharness: th, Capture: true,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Capabilities: chromium.WPTCapabilities(kind.Served{}),
+		Log:          slog.New(slog.NewTextHandler(io.Discard, nil))}
 	r.Mount()
 	t.Cleanup(r.Close)
 	tests, err := wpt.Discover(root, nil)

@@ -206,7 +206,10 @@ func testsInFile(root, rel string) ([]Test, error) {
 	default:
 		return nil, nil
 	}
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	src, err := readRegular(filepath.Join(root, filepath.FromSlash(rel)), maxBuffered)
+	if errors.Is(err, errNotRegular) {
+		return nil, nil // a device, FIFO or socket: never read, never a test
+	}
 	if err != nil {
 		return nil, err
 	}

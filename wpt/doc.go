@@ -48,11 +48,17 @@
 //   - A Python handler it does not implement natively is never served as
 //     source: the request is answered 501 naming it, and the runner
 //     reports it with the test.
+//   - The server reads only regular files (symlinks followed, also out of
+//     the tree): a device, FIFO or socket is answered 404 unopened. Files
+//     stream (Range, HEAD); what it holds in memory for one response (a
+//     file it rewrites, substitution output) is at most 32 MiB, and a
+//     substitution stops when the client leaves.
 //   - The testharness.js served is the tree's own, else a pinned copy
 //     checked by hash.
 //   - A result is unexpected only against the expectations given; the
 //     exit status is 0 when every result was expected.
 //
 // Hosts and ports, what is supported compared with wptserve and WPT's
-// manifest, and the expectation formats: docs/wpt.md.
+// manifest, hostile trees and resource bounds, and the expectation
+// formats: docs/wpt.md.
 package wpt

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -24,6 +24,13 @@ func (e *httpError) Error() string { return strconv.Itoa(e.code) + " " + e.msg }
 
 func notFound(format string, args ...any) error {
 	return &httpError{code: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
+}
+
+// notRegular answers for a device, a FIFO or a socket (or a symlink to
+// one) without opening it: 404, as wptserve answers every path it
+// cannot read as a file (its handlers turn any OSError into a 404).
+func notRegular(name string) error {
+	return notFound("%s: not a regular file (wdext's WPT server never reads a device, FIFO or socket)", name)
 }
 
 // contentTypes is wptserve's table (constants.py) plus mjs and wasm.
@@ -88,36 +95,44 @@ func (fsrv *fileServer) osPath(rel string) string {
 
 func (fsrv *fileServer) file(r *http.Request, rel string) (*response, error) {
 	name := fsrv.osPath(rel)
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, notFound("%s: not found", r.URL.Path)
-	}
-	if fi.IsDir() {
+	f, fi, err := openRegular(name)
+	switch {
+	case fi != nil && fi.IsDir():
 		return nil, notFound("%s: directory listings are not served", r.URL.Path)
-	}
-	body, err := os.ReadFile(name)
-	if err != nil {
+	case errors.Is(err, errNotRegular):
+		return nil, notRegular(r.URL.Path)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, notFound("%s: not found", r.URL.Path)
+	case err != nil:
 		return nil, err
 	}
+	resp := &response{header: http.Header{}, file: f, size: fi.Size()}
 	hdrs, err := fsrv.headersFor(r, name)
 	if err != nil {
+		resp.close()
 		return nil, err
 	}
-	resp := &response{header: http.Header{}, body: body}
 	if !hdrs.has("Content-Type") {
 		resp.header.Set("Content-Type", contentType(rel))
 	}
 	for _, h := range hdrs {
 		resp.header.Add(h.name, h.value)
 	}
-	return resp, fsrv.pipeline(r, rel, resp)
+	if err := fsrv.pipeline(r, rel, resp); err != nil {
+		resp.close()
+		return nil, err
+	}
+	return resp, nil
 }
 
 // wrapped builds the page w generates for rel; fs.ErrNotExist means there
 // is no .js source for it.
 func (fsrv *fileServer) wrapped(r *http.Request, rel string, w wrapper) (*response, error) {
 	source := fsrv.osPath(strings.TrimSuffix(rel, w.suffix) + w.source)
-	src, err := os.ReadFile(source)
+	src, err := readRegular(source, maxBuffered)
+	if errors.Is(err, errNotRegular) {
+		return nil, notRegular(strings.TrimSuffix(r.URL.Path, w.suffix) + w.source)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -189,16 +204,19 @@ func (fsrv *fileServer) headersFor(r *http.Request, name string) (headerLines, e
 
 // headersFile reads base.sub.headers (substituted) or else base.headers.
 func (fsrv *fileServer) headersFile(r *http.Request, base string) (headerLines, error) {
-	data, err := os.ReadFile(base + ".sub.headers")
+	data, err := readRegular(base+".sub.headers", maxHeadersFile)
 	if err == nil {
 		if data, err = fsrv.site.expand(r, data, false); err != nil {
 			return nil, fmt.Errorf("%s.sub.headers: %w", filepath.Base(base), err)
 		}
 	} else if errors.Is(err, fs.ErrNotExist) {
-		data, err = os.ReadFile(base + ".headers")
+		data, err = readRegular(base+".headers", maxHeadersFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
+	}
+	if errors.Is(err, errNotRegular) {
+		return nil, notRegular(r.URL.Path + " headers")
 	}
 	if err != nil {
 		return nil, err
@@ -217,20 +235,27 @@ func (fsrv *fileServer) headersFile(r *http.Request, base string) (headerLines, 
 	return out, nil
 }
 
-// write sends resp. Plain 200 responses go through http.ServeContent for
-// Range and HEAD support; no Last-Modified is sent, so browsers do not cache
-// test files between runs.
+// write sends resp, and closes its file. Plain 200 responses go through
+// http.ServeContent for Range, HEAD and If-* support: a file body is read
+// only for the bytes sent. No Last-Modified is sent, so browsers do not
+// cache test files between runs.
 func (resp *response) write(w http.ResponseWriter, r *http.Request) {
+	defer resp.close()
 	for k, vs := range resp.header {
 		w.Header()[k] = vs
 	}
+	var content io.ReadSeeker = bytes.NewReader(resp.body)
+	size := int64(len(resp.body))
+	if resp.file != nil {
+		content, size = resp.file, resp.size
+	}
 	if resp.status == 0 || resp.status == http.StatusOK {
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(resp.body))
+		http.ServeContent(w, r, "", time.Time{}, content)
 		return
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(resp.body)))
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	w.WriteHeader(resp.status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(resp.body)
+		_, _ = io.CopyN(w, content, size)
 	}
 }

@@ -3,6 +3,8 @@ package wpt
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -13,6 +15,36 @@ type response struct {
 	status int // 0 means 200
 	header http.Header
 	body   []byte
+	// file, if set, is the body instead of body: a regular file of size
+	// bytes, not read yet. It streams when written (Range and HEAD read
+	// only what they send) unless something must rewrite it (load).
+	file *os.File
+	size int64
+}
+
+// load reads a file body into memory, for what rewrites it; a file larger
+// than maxBuffered is an error.
+func (resp *response) load() error {
+	if resp.file == nil {
+		return nil
+	}
+	f := resp.file
+	resp.file = nil
+	defer f.Close()
+	body, err := readLimited(f, resp.size, maxBuffered, filepath.Base(f.Name()))
+	if err != nil {
+		return err
+	}
+	resp.body = body
+	return nil
+}
+
+// close releases a file body that was not written.
+func (resp *response) close() {
+	if resp != nil && resp.file != nil {
+		resp.file.Close()
+		resp.file = nil
+	}
 }
 
 // pipeCall is one function of a pipe= query value, e.g. header(A,b).
@@ -98,6 +130,9 @@ func (c pipeCall) apply(resp *response, st *site, r *http.Request) error {
 		if escape != "html" && escape != "none" {
 			return fmt.Errorf("unknown escape type %q", escape)
 		}
+		if err := resp.load(); err != nil {
+			return err
+		}
 		body, err := st.expand(r, resp.body, escape == "html")
 		resp.body = body
 		return err
@@ -129,6 +164,12 @@ func (c pipeCall) apply(resp *response, st *site, r *http.Request) error {
 		code, err := strconv.Atoi(strings.TrimSpace(c.args[0]))
 		if err != nil || code < 100 || code > 999 {
 			return fmt.Errorf("bad status %q", c.args[0])
+		}
+		if code < 200 {
+			// wptserve would send it, but a 1xx is informational: the
+			// client waits for a final answer that never comes (a 101
+			// left it hanging). A 500, as for any bad pipe.
+			return fmt.Errorf("status %d is informational (1xx), not an answer: want 200 to 999", code)
 		}
 		resp.status = code
 		return nil

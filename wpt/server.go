@@ -389,28 +389,44 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		resp, err = fsrv.build(s.rewrite(r))
 	}
+	if err == nil && s.opts.Document != nil && isHTML(resp.header.Get("Content-Type")) {
+		if err = resp.load(); err == nil {
+			resp.body = s.opts.Document(resp.body, resp.header)
+		}
+	}
 	if err != nil {
-		var he *httpError
-		if !errors.As(err, &he) {
-			he = &httpError{code: http.StatusInternalServerError, msg: err.Error()}
-		}
-		if he.code == http.StatusNotImplemented {
-			s.mu.Lock()
-			if len(s.unsupported) < maxUnsupported {
-				s.unsupported = append(s.unsupported, r.URL.Path)
-			}
-			s.mu.Unlock()
-		}
-		if he.code >= 500 {
-			s.errorLog.Printf("wpt: %s %s: %d %s", r.Method, r.URL, he.code, he.msg)
-		}
-		http.Error(w, he.msg, he.code)
+		resp.close()
+		s.fail(w, r, err)
 		return
 	}
-	if s.opts.Document != nil && isHTML(resp.header.Get("Content-Type")) {
-		resp.body = s.opts.Document(resp.body, resp.header)
-	}
 	resp.write(w, r)
+}
+
+// fail answers err: an httpError's status, else 500; the reasons of 5xx
+// answers are logged, and 501s kept for TakeUnsupported.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		return // the client left: no one to answer, nothing to log
+	}
+	var he *httpError
+	if !errors.As(err, &he) {
+		he = &httpError{code: http.StatusInternalServerError, msg: err.Error()}
+	}
+	if he.code == http.StatusNotImplemented {
+		s.mu.Lock()
+		if len(s.unsupported) < maxUnsupported {
+			s.unsupported = append(s.unsupported, r.URL.Path)
+		}
+		s.mu.Unlock()
+	}
+	if he.code >= 500 {
+		u := r.URL.String()
+		if len(u) > 200 { // a query can be a megabyte long
+			u = u[:200] + "…"
+		}
+		s.errorLog.Printf("wpt: %s %s: %d %s", r.Method, u, he.code, he.msg)
+	}
+	http.Error(w, he.msg, he.code)
 }
 
 // rewrites are wptserve's (tools/serve/serve.py): a path that names a file

@@ -1,6 +1,7 @@
 package wpt
 
 import (
+	"context"
 	"crypto/md5"
 	"crypto/rand"
 	"crypto/sha1"
@@ -10,9 +11,9 @@ import (
 	"fmt"
 	"hash"
 	"html"
+	"io"
 	"net"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -83,32 +84,51 @@ func newSite(root string, hosts map[string]map[string]string, ports map[string][
 type substituter struct {
 	site *site
 	r    *http.Request
-	vars map[string]string // $name: assignments, per document as in wptserve
+	vars map[string]string   // $name: assignments, per document as in wptserve
+	get  map[string][]string // the query, parsed at the first {{GET[…]}}
 }
 
 var templateRE = regexp.MustCompile(`\{\{([^}]*)\}\}`)
 
 // expand replaces every {{expression}} in content, HTML-escaping values when
 // escapeHTML is set. The first failing expression is returned as an error.
+// The output is bounded (maxBuffered: a query value repeated by a million
+// {{GET[x]}} reached 19 GB in wptserve's manner), and the work stops when
+// the request's context ends (the client left).
 func (s *site) expand(r *http.Request, content []byte, escapeHTML bool) ([]byte, error) {
 	sub := &substituter{site: s, r: r, vars: map[string]string{}}
-	var firstErr error
-	out := templateRE.ReplaceAllFunc(content, func(m []byte) []byte {
-		if firstErr != nil {
-			return m
+	ctx := r.Context()
+	out := make([]byte, 0, min(len(content), maxBuffered))
+	for rest := content; ; {
+		loc := templateRE.FindIndex(rest)
+		if loc == nil {
+			out = append(out, rest...)
+			break
 		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("substitution stopped: %w", context.Cause(ctx))
+		}
+		m := rest[loc[0]:loc[1]]
 		v, err := sub.eval(string(m[2 : len(m)-2]))
 		if err != nil {
-			firstErr = fmt.Errorf("substitution %s: %w", m, err)
-			return m
+			return nil, fmt.Errorf("substitution %s: %w", m, err)
 		}
 		if escapeHTML {
 			v = html.EscapeString(v)
 		}
-		return []byte(v)
-	})
-	return out, firstErr
+		if len(out)+loc[0]+len(v) > maxBuffered {
+			return nil, errSubTooLarge
+		}
+		out = append(append(out, rest[:loc[0]]...), v...)
+		rest = rest[loc[1]:]
+	}
+	if len(out) > maxBuffered {
+		return nil, errSubTooLarge
+	}
+	return out, nil
 }
+
+var errSubTooLarge = fmt.Errorf("substitution: the output passed %d MiB, the most wdext's WPT server makes", maxBuffered>>20)
 
 type tokenKind int
 
@@ -296,7 +316,10 @@ func (s *substituter) query(name string, rest []token) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if vs := parseQuery(s.r.URL.RawQuery, true)[keys[0]]; len(vs) > 0 {
+	if s.get == nil {
+		s.get = parseQuery(s.r.URL.RawQuery, true)
+	}
+	if vs := s.get[keys[0]]; len(vs) > 0 {
 		return vs[0], nil
 	}
 	return "", nil
@@ -403,12 +426,16 @@ func (s *substituter) fileHash(algorithm, name string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("unsupported hash algorithm %q", algorithm)
 	}
-	data, err := os.ReadFile(filepath.Join(s.site.root, filepath.FromSlash(path.Clean("/"+name))))
+	f, _, err := openRegular(filepath.Join(s.site.root, filepath.FromSlash(path.Clean("/"+name))))
 	if err != nil {
 		return "", fmt.Errorf("cannot hash %s: %w", name, err)
 	}
+	defer f.Close()
 	h := newHash()
-	h.Write(data)
+	// Streamed, and stopped when the client leaves.
+	if _, err := io.Copy(h, ctxReader{s.r.Context(), f}); err != nil {
+		return "", fmt.Errorf("cannot hash %s: %w", name, err)
+	}
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }
 

@@ -58,6 +58,9 @@ func usage() {
   wdext serve [flags]               serve WebDriver in front of a driver it starts (or --upstream)
   wdext wpt [flags] PATH...         run WPT-style testharness.js tests through wdext
                                     (flags and PATHs in any order; wdext wpt -h for more)
+  wdext wpt serve [--wpt-root DIR] [PATH]
+                                    serve a WPT tree as wdext wpt does, for a browser
+                                    opened by hand, until SIGINT or SIGTERM
   wdext setup                       install testharness.js for wdext wpt, once per user
   wdext census [--breakdown JSON] FILE.heapsnapshot
                                     census of a saved V8 heap snapshot

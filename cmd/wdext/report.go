@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -25,7 +24,9 @@ from file://). KIND is:
                                         leaks/stop's answer)
 
 A file may hold the bare result or a WebDriver answer {"value": ...}; "-" is
-standard input. wdext wpt --html FILE makes the report of a test run.
+standard input. Input is checked as it is read: what is not JSON is refused
+at its first bad byte, and a file larger than --max-input (64 MiB) when it
+passes it. wdext wpt --html FILE makes the report of a test run.
 
 --forced: a trace does not say which samples were forced. List the
 performance.now() times of your forcesample calls, as START-END spans
@@ -40,7 +41,9 @@ func reportCmd(args []string) error {
 	fs := flag.NewFlagSet("report", flag.ExitOnError)
 	out := fs.String("o", "", "write the report to this file (default: standard output)")
 	title := fs.String("title", "", "the report's title (default: from the kind and files)")
-	forced := fs.String("forced", "", "trace: when forced samples were taken, in the traces' milliseconds (see above)")
+	var o reportOpts
+	fs.StringVar(&o.forced, "forced", "", "trace: when forced samples were taken, in the traces' milliseconds (see above)")
+	fs.Int64Var(&o.maxInput, "max-input", report.MaxInput, "the largest input file in bytes: larger input, or input that is not JSON, is refused as it streams in")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), reportUsage)
 		fs.PrintDefaults()
@@ -57,7 +60,7 @@ func reportCmd(args []string) error {
 		os.Exit(2)
 		return nil
 	}
-	if *forced != "" && kind != "trace" {
+	if o.forced != "" && kind != "trace" {
 		return usageErr("--forced is for traces")
 	}
 	k, ok := reportKinds[kind]
@@ -69,7 +72,7 @@ func reportCmd(args []string) error {
 	}
 	var p report.Page
 	p.Title = *title
-	if err := k.add(&p, files, *forced); err != nil {
+	if err := k.add(&p, files, o); err != nil {
 		return err
 	}
 	return writeReport(*out, &p)
@@ -80,7 +83,13 @@ func reportCmd(args []string) error {
 type reportKind struct {
 	takes      func(files int) bool
 	filesUsage string
-	add        func(p *report.Page, files []string, forced string) error
+	add        func(p *report.Page, files []string, o reportOpts) error
+}
+
+// reportOpts are the flags the kinds read.
+type reportOpts struct {
+	forced   string // --forced: the traces' forced samples
+	maxInput int64  // --max-input: the largest file read
 }
 
 var reportKinds = map[string]reportKind{
@@ -92,14 +101,14 @@ var reportKinds = map[string]reportKind{
 
 // addTraces adds flame charts of the trace files, with the forced
 // samples each file says were taken and those --forced lists.
-func addTraces(p *report.Page, files []string, forced string) error {
-	extra, err := report.ParseWindows(forced)
+func addTraces(p *report.Page, files []string, o reportOpts) error {
+	extra, err := report.ParseWindows(o.forced)
 	if err != nil {
 		return err
 	}
 	var in []report.TraceInput
 	for _, f := range files {
-		data, err := readInput(f)
+		data, err := readInput(f, o.maxInput)
 		if err != nil {
 			return err
 		}
@@ -115,9 +124,9 @@ func addTraces(p *report.Page, files []string, forced string) error {
 }
 
 // addCensuses adds treemaps of the census files.
-func addCensuses(p *report.Page, files []string, _ string) error {
+func addCensuses(p *report.Page, files []string, o reportOpts) error {
 	for _, f := range files {
-		cs, err := readCensus(f)
+		cs, err := readCensus(f, o.maxInput)
 		if err != nil {
 			return err
 		}
@@ -129,10 +138,10 @@ func addCensuses(p *report.Page, files []string, _ string) error {
 
 // addCensusDiff adds what grew from the census of files[0] to that of
 // files[1], each a census of one target.
-func addCensusDiff(p *report.Page, files []string, _ string) error {
+func addCensusDiff(p *report.Page, files []string, o reportOpts) error {
 	var roots [2]*report.CensusNode
 	for i, f := range files {
-		cs, err := readCensus(f)
+		cs, err := readCensus(f, o.maxInput)
 		if err != nil {
 			return err
 		}
@@ -149,8 +158,8 @@ func addCensusDiff(p *report.Page, files []string, _ string) error {
 }
 
 // addLeaks adds the leak verdict of files[0].
-func addLeaks(p *report.Page, files []string, _ string) error {
-	data, err := readInput(files[0])
+func addLeaks(p *report.Page, files []string, o reportOpts) error {
+	data, err := readInput(files[0], o.maxInput)
 	if err != nil {
 		return err
 	}
@@ -175,15 +184,29 @@ func defaultTitle(p *report.Page, what string, files []string) {
 	}
 }
 
-func readInput(name string) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(os.Stdin)
+// readInput reads the JSON value of the file name ("-": standard input),
+// refusing input that is not JSON at its first bad byte and input larger
+// than limit bytes (report.ReadInput): /dev/zero was read until memory
+// ran out.
+func readInput(name string, limit int64) ([]byte, error) {
+	in := os.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in = f
 	}
-	return os.ReadFile(name)
+	data, err := report.ReadInput(in, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return data, nil
 }
 
-func readCensus(name string) ([]report.NamedCensus, error) {
-	data, err := readInput(name)
+func readCensus(name string, limit int64) ([]report.NamedCensus, error) {
+	data, err := readInput(name, limit)
 	if err != nil {
 		return nil, err
 	}

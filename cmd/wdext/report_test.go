@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,4 +65,31 @@ func TestReportCommand(t *testing.T) {
 	_, errOut, code := run(t, 30*time.Second, "report", "-h")
 	assert.Equal(t, code, 0)
 	assert.Assert(t, strings.HasPrefix(errOut, "usage: wdext report"), errOut)
+}
+
+// Issue 28, finding 6: wdext report census /dev/zero grew to 9.4 GB in
+// 20 s. Now it is refused at byte 0, as census and leaks refuse it. The
+// address space is capped (ulimit -v) so that a regression fails here
+// rather than taking the machine's memory; the peak RSS is the kernel's.
+func TestReportRefusesEndlessInput(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	cmd := exec.Command("sh", "-c", `ulimit -v 4000000 && exec "$0" "$@"`, wdextBinary(t), "report", "census", "/dev/zero")
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	assert.Assert(t, errors.As(err, &exit), "%v: %s", err, errOut.String())
+	assert.Equal(t, exit.ExitCode(), 1, errOut.String())
+	assert.Assert(t, strings.Contains(errOut.String(), `/dev/zero: not JSON: invalid character '\x00' looking for beginning of value (byte 0)`), errOut.String())
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	assert.Assert(t, rss < 300<<10, "peak RSS %d KiB", rss)
+	t.Logf("peak RSS %d KiB", rss)
+
+	big := filepath.Join(t.TempDir(), "big.json")
+	assert.NilError(t, os.WriteFile(big, append([]byte("["), bytes.Repeat([]byte(" "), 2<<20)...), 0o644))
+	_, stderr, code := run(t, 30*time.Second, "report", "census", "--max-input", "1048576", big)
+	assert.Equal(t, code, 1, stderr)
+	assert.Assert(t, strings.Contains(stderr, "big.json: larger than 1 MiB, the most wdext report reads (--max-input)"), stderr)
 }

@@ -68,6 +68,9 @@ Exit status: 0 all as expected, 1 unexpected results or an error, 2 bad usage,
 130 (SIGINT) or 143 (SIGTERM) interrupted, after writing the summary and the
 reports of the tests that finished.
 
+wdext wpt serve [--wpt-root DIR] [PATH] serves the tree as a run does, for a
+browser opened by hand, and says how to start one (wdext wpt serve -h).
+
 examples:
   wdext wpt testdata/wpt --report out/wptreport.json     the bundled suite (make run)
   wdext wpt testdata/wpt/js-self-profiling/function-names.html
@@ -82,6 +85,9 @@ flags:
 // exit status is what main exits with; an error is printed as one line
 // (and exits 1 when exit is 0).
 func wptCmd(args []string, kinds kind.List) (exit int, err error) {
+	if len(args) > 0 && args[0] == "serve" {
+		return wptServeCmd(args[1:], kinds)
+	}
 	fs := flag.NewFlagSet("wpt", flag.ExitOnError)
 	var f wptFlags
 	f.register(fs, kinds)

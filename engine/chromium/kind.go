@@ -29,6 +29,8 @@ var Kind = kind.Kind{
 		Hosts:        true,
 		Experimental: true,
 		Capabilities: WPTCapabilities,
+		// --ignore-certificate-errors-spki-list is honoured only with it.
+		Profile: "--user-data-dir=",
 	},
 }
 

@@ -80,6 +80,12 @@ type WPT struct {
 	// Capabilities are what a new session needs to run tests on a server
 	// as served says.
 	Capabilities func(served Served) map[string]any
+	// Profile, if set, is the switch that, followed by a directory, starts
+	// the browser with a profile of its own ("--user-data-dir="): wdext
+	// wpt serve puts it in the command line it suggests, since the
+	// switches of Capabilities' vendor "args" take effect only in a
+	// browser of their own.
+	Profile string
 }
 
 // Served is what a kind's WPT capabilities depend on.
