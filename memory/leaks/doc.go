@@ -22,6 +22,9 @@
 //     Array, Map, Set or plain Object present at both ends whose entries
 //     grew, named by its holder ("Window.cache (Map)"); "event-listeners",
 //     the engine's counts by target and type ("Window resize").
+//   - What only the WebDriver machinery holds (V8's "DevTools console"
+//     global handles, chromedriver's ret_nodes, se_exportedFunctionSymbol
+//     and cdc_ globals) is never a leak: see driver.
 //   - fuite's rule: a group is reported only when it grew by at least N
 //     and by a multiple of N, so one-time initialisation, caches
 //     overwritten in place and garbage never appear. perIteration is

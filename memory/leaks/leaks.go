@@ -70,11 +70,14 @@ func Find(in Input) (wire.LeakReport, error) {
 	objects, detached := c.newObjects()
 	collections := c.grownCollections()
 	wg.Wait()
+	// What only the WebDriver machinery holds is not the page's.
+	keep := func(i int) bool { return !c.p.driverHeld(i) }
 	if in.PageOnly {
-		c.pageOnly(objects)
-		c.pageOnly(detached)
-		collections = slices.DeleteFunc(collections, func(g grownCollection) bool { return !c.p.fromPage(g.i) })
+		keep = c.p.fromPage
 	}
+	c.keep(objects, keep)
+	c.keep(detached, keep)
+	collections = slices.DeleteFunc(collections, func(g grownCollection) bool { return !keep(g.i) })
 	// The nodes on the paths of reported groups: a collection that holds
 	// a reported group grows because of it, and is not reported again.
 	explained := map[int]bool{}
@@ -161,10 +164,10 @@ func (c *comparison) grownCollections() []grownCollection {
 	return out
 }
 
-// pageOnly keeps in groups the members a path from the page reaches.
-func (c *comparison) pageOnly(groups map[string][]int) {
+// keep keeps in groups the members keep accepts.
+func (c *comparison) keep(groups map[string][]int, keep func(int) bool) {
 	for name, members := range groups {
-		groups[name] = slices.DeleteFunc(members, func(m int) bool { return !c.p.fromPage(m) })
+		groups[name] = slices.DeleteFunc(members, func(m int) bool { return !keep(m) })
 	}
 }
 
