@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/domdebugger"
@@ -26,6 +27,8 @@ type leakTracking struct {
 	origin   float64        // the document's performance.timeOrigin at the start
 	baseline *leaks.Summary // what is kept of the baseline snapshot
 	before   []leaks.Listener
+	// began is when leaks/start answered, and the iterations could begin.
+	began time.Time
 }
 
 // leakGroup is the DevTools object group of the leak check's handles.
@@ -42,6 +45,7 @@ func (e *Engine) StartLeaks(ctx context.Context) (_ engine.LeakTracking, err err
 	if err != nil {
 		return nil, err
 	}
+	l.began = time.Now()
 	return l, nil
 }
 
@@ -88,7 +92,7 @@ func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakRep
 		abandon(ctx, []isolateCheck{{l: l}})
 		return wire.LeakReport{}, err
 	}
-	return l.finish(ctx, iterations)
+	return l.finish(ctx, iterations, time.Now())
 }
 
 // sameWindow checks that the session's current window is the one whose
@@ -106,13 +110,16 @@ func (l *leakTracking) sameWindow(ctx context.Context) error {
 }
 
 // finish checks that the target shows the document of the start,
-// collects garbage, takes the final snapshot with stopTrackingHeapObjects
+// reads the allocation clock when the iterations, between the start's
+// answer and stopped, took minIteration each or more, collects garbage,
+// takes the final snapshot with stopTrackingHeapObjects
 // (which stops the tracker and includes the allocation stacks), counts
 // event listeners again and compares it all with the baseline.
-func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakReport, error) {
+func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.Time) (wire.LeakReport, error) {
 	e, ts := l.e, l.ts
 	var final *heapsnapshot.Snapshot
 	var after []leaks.Listener
+	var clock uint32
 	step := "reading the document's time origin"
 	err := e.onPage(ctx, ts.b, ts.s, l.t, func(ctx context.Context) (err error) {
 		origin, err := timeOrigin(ctx, ts)
@@ -123,6 +130,12 @@ func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakRep
 			l.abandon(ctx)
 			return wire.Errorf(wire.UnsupportedOperation,
 				"leaks/stop: the %s navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop", l.t.Type)
+		}
+		if stopped.Sub(l.began) >= time.Duration(iterations)*minIteration {
+			step = "reading the allocation tracker's clock"
+			if clock, err = allocationClock(ctx, ts); err != nil {
+				return err
+			}
 		}
 		step = "collecting garbage"
 		if _, err := cdproto.Call(ctx, ts.s, heapprofiler.CollectGarbage, cdproto.Empty{}); err != nil {
@@ -144,7 +157,7 @@ func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakRep
 		return wire.LeakReport{}, engine.Failed("leaks/stop: "+step, err)
 	}
 	return leaks.Find(leaks.Input{
-		Baseline: l.baseline, Final: final, Iterations: iterations,
+		Baseline: l.baseline, Final: final, Iterations: iterations, Clock: clock,
 		ListenersBefore: l.before, ListenersAfter: after,
 	})
 }
@@ -165,6 +178,60 @@ func stopTracking(ctx context.Context, ts *targetSession) error {
 func (l *leakTracking) abandon(ctx context.Context) {
 	streamSnapshot(ctx, l.ts, heapsnapshot.Read, func(ctx context.Context) error { return stopTracking(ctx, l.ts) })
 }
+
+// allocationClock is a heap object id above those of all the objects
+// made so far. While V8's allocation tracker runs, DevTools gives the
+// objects made since the last time their ids every 50 ms or so, in the
+// heap's order: an object made now has its id at the next such update,
+// and an object made once it has one, at the update after, above all
+// the ids of the first.
+func allocationClock(ctx context.Context, ts *targetSession) (uint32, error) {
+	defer cdproto.Call(ctx, ts.s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: leakGroup})
+	var id uint32
+	for range 2 {
+		var err error
+		if id, err = newObjectID(ctx, ts); err != nil || id == 0 {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+// newObjectID makes an object in the page and waits, up to clockWait,
+// for its heap object id; 0 when it has none by then.
+func newObjectID(ctx context.Context, ts *targetSession) (uint32, error) {
+	obj, err := cdproto.Call(ctx, ts.s, runtime.Evaluate, runtime.EvaluateParams{Expression: "({})", ObjectGroup: leakGroup})
+	if err != nil {
+		return 0, err
+	}
+	if obj.ExceptionDetails != nil || obj.Result.ObjectID == "" {
+		return 0, fmt.Errorf("no object to read the clock with")
+	}
+	deadline := time.Now().Add(clockWait)
+	for {
+		id, err := cdproto.Call(ctx, ts.s, heapprofiler.GetHeapObjectID, heapprofiler.GetHeapObjectIDParams{ObjectID: obj.Result.ObjectID})
+		if err != nil {
+			return 0, err
+		}
+		n, err := strconv.ParseUint(string(id.HeapSnapshotObjectID), 10, 32)
+		if err != nil || n != 0 || time.Now().After(deadline) {
+			return uint32(n), err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(clockWait / 50):
+		}
+	}
+}
+
+// minIteration is how long iterations must take, on average, for the
+// ids DevTools gives every 50 ms to tell them apart (two updates an
+// iteration); quicker ones are checked by fuite's rule alone.
+const minIteration = 100 * time.Millisecond
+
+// clockWait bounds allocationClock's wait.
+const clockWait = 500 * time.Millisecond
 
 // timeOrigin is the page's performance.timeOrigin: a new document (a
 // navigation, a reload) has a new one.

@@ -30,6 +30,10 @@
 //     overwritten in place and garbage never appear. perIteration is
 //     countDelta / N. A collection on the retainer path of a reported
 //     group grows because of it and is not reported again.
+//   - Growth, not churn: with an allocation clock (Input.Clock), an
+//     objects or detached-dom group must have been made across the
+//     iterations, in bursts of k, not in one stretch at the end (a
+//     structure re-made each iteration): see growth.
 //   - retainerPath is the shortest path over strong edges to the group's
 //     representative, from the page's global objects (Window; a worker's
 //     DedicatedWorkerGlobalScope) over the edges a developer would follow,

@@ -38,6 +38,14 @@ type Input struct {
 	// Entries are the sizes of Final's collections the engine measured
 	// (see Entries); nil for V8, whose snapshots show them.
 	Entries Entries
+	// Clock, when not zero, is a heap object id above those of all the
+	// objects made by the end of the last iteration, with ids given in
+	// the order objects were made (V8's allocation tracker), finely
+	// enough to tell the iterations apart: with it and the Baseline's
+	// highest id, a group must have grown across the iterations, not
+	// only in the last one (see growth). Zero (offline snapshots,
+	// JavaScriptCore, iterations too quick): fuite's rule alone.
+	Clock uint32
 	// PageOnly counts only the new objects and the collections a path
 	// from the page's global objects reaches. For JavaScriptCore, whose collector scans stacks
 	// conservatively: garbage that a stale stack word or one of the
@@ -175,7 +183,8 @@ func (c *comparison) keep(groups map[string][]int, keep func(int) bool) {
 // the nodes on their representatives' retainer paths explained.
 func (c *comparison) groupLeaks(leaks []wire.Leak, kind string, groups map[string][]int, explained map[int]bool) []wire.Leak {
 	for name, members := range groups {
-		if !c.grows(int64(len(members))) {
+		per, ok := c.growth(members)
+		if !ok {
 			continue
 		}
 		var bytes int64
@@ -188,7 +197,7 @@ func (c *comparison) groupLeaks(leaks []wire.Leak, kind string, groups map[strin
 		}
 		leaks = append(leaks, wire.Leak{
 			Kind: kind, Name: name,
-			CountDelta: int64(len(members)), PerIteration: int64(len(members) / c.n),
+			CountDelta: per * int64(c.n), PerIteration: per,
 			BytesDelta:   bytes,
 			RetainerPath: c.p.path(rep0),
 			CreatedFrom:  createdFrom(c.f, members),
