@@ -29,6 +29,7 @@ type leakTracking struct {
 	before   []leaks.Listener
 	// began is when leaks/start answered, and the iterations could begin.
 	began time.Time
+	ticks *ticks // the allocation clock's updates, from the tracker's start
 }
 
 // leakGroup is the DevTools object group of the leak check's handles.
@@ -74,10 +75,14 @@ func (e *Engine) startLeaks(ctx context.Context, ts *targetSession, t *target.In
 		}
 		l.baseline = leaks.Summarize(snap)
 		step = "starting V8's allocation tracker"
+		l.ticks = watchTicks(ts)
 		_, err = cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: new(true)})
 		return err
 	})
 	if err != nil {
+		if l.ticks != nil {
+			l.ticks.close()
+		}
 		e.forgetUnless(ts, err)
 		return nil, engine.Failed("leaks/start: "+step, err)
 	}
@@ -110,12 +115,13 @@ func (l *leakTracking) sameWindow(ctx context.Context) error {
 }
 
 // finish checks that the target shows the document of the start,
-// reads the allocation clock when the iterations, between the start's
-// answer and stopped, took minIteration each or more, collects garbage,
+// reads the allocation clock (ticks.clock) for the iterations between
+// the start's answer and stopped, collects garbage,
 // takes the final snapshot with stopTrackingHeapObjects
 // (which stops the tracker and includes the allocation stacks), counts
 // event listeners again and compares it all with the baseline.
 func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.Time) (wire.LeakReport, error) {
+	defer l.ticks.close()
 	e, ts := l.e, l.ts
 	var final *heapsnapshot.Snapshot
 	var after []leaks.Listener
@@ -131,12 +137,7 @@ func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.
 			return wire.Errorf(wire.UnsupportedOperation,
 				"leaks/stop: the %s navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop", l.t.Type)
 		}
-		if stopped.Sub(l.began) >= time.Duration(iterations)*minIteration {
-			step = "reading the allocation tracker's clock"
-			if clock, err = allocationClock(ctx, ts); err != nil {
-				return err
-			}
-		}
+		clock = l.ticks.clock(ctx, l.began, stopped, iterations)
 		step = "collecting garbage"
 		if _, err := cdproto.Call(ctx, ts.s, heapprofiler.CollectGarbage, cdproto.Empty{}); err != nil {
 			return err
@@ -176,62 +177,9 @@ func stopTracking(ctx context.Context, ts *targetSession) error {
 // abandon stops the tracker of a check that cannot finish; the snapshot
 // that stopping sends is read and dropped.
 func (l *leakTracking) abandon(ctx context.Context) {
+	defer l.ticks.close()
 	streamSnapshot(ctx, l.ts, heapsnapshot.Read, func(ctx context.Context) error { return stopTracking(ctx, l.ts) })
 }
-
-// allocationClock is a heap object id above those of all the objects
-// made so far. While V8's allocation tracker runs, DevTools gives the
-// objects made since the last time their ids every 50 ms or so, in the
-// heap's order: an object made now has its id at the next such update,
-// and an object made once it has one, at the update after, above all
-// the ids of the first.
-func allocationClock(ctx context.Context, ts *targetSession) (uint32, error) {
-	defer cdproto.Call(ctx, ts.s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: leakGroup})
-	var id uint32
-	for range 2 {
-		var err error
-		if id, err = newObjectID(ctx, ts); err != nil || id == 0 {
-			return 0, err
-		}
-	}
-	return id, nil
-}
-
-// newObjectID makes an object in the page and waits, up to clockWait,
-// for its heap object id; 0 when it has none by then.
-func newObjectID(ctx context.Context, ts *targetSession) (uint32, error) {
-	obj, err := cdproto.Call(ctx, ts.s, runtime.Evaluate, runtime.EvaluateParams{Expression: "({})", ObjectGroup: leakGroup})
-	if err != nil {
-		return 0, err
-	}
-	if obj.ExceptionDetails != nil || obj.Result.ObjectID == "" {
-		return 0, fmt.Errorf("no object to read the clock with")
-	}
-	deadline := time.Now().Add(clockWait)
-	for {
-		id, err := cdproto.Call(ctx, ts.s, heapprofiler.GetHeapObjectID, heapprofiler.GetHeapObjectIDParams{ObjectID: obj.Result.ObjectID})
-		if err != nil {
-			return 0, err
-		}
-		n, err := strconv.ParseUint(string(id.HeapSnapshotObjectID), 10, 32)
-		if err != nil || n != 0 || time.Now().After(deadline) {
-			return uint32(n), err
-		}
-		select {
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-time.After(clockWait / 50):
-		}
-	}
-}
-
-// minIteration is how long iterations must take, on average, for the
-// ids DevTools gives every 50 ms to tell them apart (two updates an
-// iteration); quicker ones are checked by fuite's rule alone.
-const minIteration = 100 * time.Millisecond
-
-// clockWait bounds allocationClock's wait.
-const clockWait = 500 * time.Millisecond
 
 // timeOrigin is the page's performance.timeOrigin: a new document (a
 // navigation, a reload) has a new one.

@@ -9,7 +9,7 @@ import "slices"
 // allocation clock resolves the iterations (Input.Clock), the members
 // must have been made across them, not in one stretch: sorted by heap
 // object id (the order DevTools gave them ids as they were made, in
-// updates every 50 ms or so), they fall in bursts, split where the ids
+// updates about every 50 ms), they fall in bursts, split where the ids
 // jump by a quarter of an iteration's share of the check's ids or more.
 // A growth of k each iteration makes a burst an iteration, of k members
 // (see grewEachIteration).
@@ -45,17 +45,17 @@ func (c *comparison) growth(members []int) (perIteration int64, ok bool) {
 		size++
 	}
 	bursts = append(bursts, size)
-	return k, grewEachIteration(bursts, k, c.n)
+	return k, grewEachIteration(bursts, k)
 }
 
 // grewEachIteration tells whether bursts of these sizes are a growth of
-// k an iteration over n iterations: at least n−1 bursts (two adjacent
-// iterations may merge), never fewer than 2, each but the last a whole
-// number of iterations' growth, the last one or two, and no bigger than
-// two of the others on average.
-func grewEachIteration(bursts []int64, k int64, n int) bool {
+// k an iteration: at least 2 bursts (adjacent
+// iterations may share an update and merge), each but the last a whole
+// number of iterations' growth, the last one or two iterations' (no
+// bigger than 2k) and no bigger than two of the others on average.
+func grewEachIteration(bursts []int64, k int64) bool {
 	b := len(bursts)
-	if b < max(2, n-1) {
+	if b < 2 {
 		return false
 	}
 	var early int64

@@ -95,6 +95,6 @@ func TestGrewEachIteration(t *testing.T) {
 		for _, b := range c.bursts {
 			count += b
 		}
-		assert.Equal(t, grewEachIteration(c.bursts, count/int64(c.n), c.n), c.want, c.what)
+		assert.Equal(t, grewEachIteration(c.bursts, count/int64(c.n)), c.want, c.what)
 	}
 }
