@@ -104,6 +104,19 @@ type comparison struct {
 	f  *heapsnapshot.Snapshot
 	n  int // iterations
 	p  *paths
+	r  *retained // computed when first needed
+}
+
+// retainedBy is the retained size of a set of the final heap's nodes
+// (see retained.of).
+func (c *comparison) retainedBy(members []int) int64 {
+	if len(members) == 0 {
+		return 0
+	}
+	if c.r == nil {
+		c.r = dominators(c.f, c.p.notDriver(strongEdge))
+	}
+	return c.r.of(members)
 }
 
 // isNew says whether node i of the final snapshot is new: not in the
@@ -195,10 +208,12 @@ func (c *comparison) groupLeaks(leaks []wire.Leak, kind string, groups map[strin
 		for _, x := range c.p.nodes(rep0) {
 			explained[x] = true
 		}
+		kept := c.retainedBy(members)
 		leaks = append(leaks, wire.Leak{
 			Kind: kind, Name: name,
 			CountDelta: per * int64(c.n), PerIteration: per,
-			BytesDelta:   bytes,
+			BytesDelta:    bytes,
+			RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
 			RetainerPath: c.p.path(rep0),
 			CreatedFrom:  createdFrom(c.f, members),
 		})
@@ -213,10 +228,12 @@ func (c *comparison) collectionLeaks(leaks []wire.Leak, collections []grownColle
 		if explained[g.i] {
 			continue
 		}
+		kept := c.retainedBy(c.newEntries(g.i)) + g.bytes
 		leaks = append(leaks, wire.Leak{
 			Kind: wire.LeakCollection, Name: collectionName(c.f, c.p, g.i, g.kind),
 			CountDelta: g.count, PerIteration: g.count / int64(c.n),
-			BytesDelta:   g.bytes,
+			BytesDelta:    g.bytes,
+			RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
 			RetainerPath: c.p.path(g.i),
 			CreatedFrom:  createdFrom(c.f, []int{g.i}),
 		})
@@ -248,14 +265,40 @@ func (c *comparison) listenerLeaks(leaks []wire.Leak) []wire.Leak {
 		if !c.grows(delta) {
 			continue
 		}
+		path := []string{}
+		if hs := handlers[name]; len(hs) > 0 {
+			path = c.p.path(c.p.representative(hs))
+		}
+		kept := c.retainedBy(handlers[name])
 		leaks = append(leaks, wire.Leak{
 			Kind: wire.LeakEventListeners, Name: name,
 			CountDelta: delta, PerIteration: delta / int64(c.n),
-			RetainerPath: []string{},
+			RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
+			RetainerPath: path,
 			CreatedFrom:  createdFrom(c.f, handlers[name]),
 		})
 	}
 	return leaks
+}
+
+// newEntries are the new nodes a collection holds: its own edges' and
+// its backing store's (elements, properties, hash table) targets.
+func (c *comparison) newEntries(i int) []int {
+	var out []int
+	add := func(from int) {
+		for e := range c.f.Edges(from) {
+			if e.Type != "weak" && e.Name != "__proto__" && c.isNew(e.To) && c.f.Type(e.To) != "array" {
+				out = append(out, e.To)
+			}
+		}
+	}
+	add(i)
+	for e := range c.f.Edges(i) {
+		if e.Type == "internal" && (e.Name == "elements" || e.Name == "properties" || e.Name == "table") {
+			add(e.To)
+		}
+	}
+	return out
 }
 
 // kindOrder is the order of kinds in a report.

@@ -286,6 +286,15 @@ func displayName(s *heapsnapshot.Snapshot, i int) string {
 		if strings.HasPrefix(name, "<") || s.Detachedness(i) != 0 {
 			return domName(s, i)
 		}
+		// Blink's C++ templates, "blink::HeapVectorBacking<cppgc::…>":
+		// their arguments say nothing a developer needs; nor does the
+		// URL of "Window / url", the global's native side.
+		if k := strings.Index(name, "<"); k > 0 {
+			return name[:k] + "<…>"
+		}
+		if k := strings.Index(name, " / "); k >= 0 {
+			return name[:k]
+		}
 		return name
 	case "closure":
 		return name + "()"
