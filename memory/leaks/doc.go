@@ -42,6 +42,9 @@
 //   - createdFrom is the youngest frame of the allocation stack most
 //     members share (a function's position, not the call's); null when no
 //     member has one.
+//   - retainedBytes is what the new members retain in the final heap's
+//     dominator tree (see retained), retainedPerIteration that / N; a
+//     listener group's is its new handlers', and its path leads to one.
 //   - Order: by kind, then bytes and count, largest first, then name.
 //   - For JavaScriptCore, FromJSC writes the snapshot in V8's vocabulary
 //     so the same rules apply; what JSC does not say (Map and Set sizes,
