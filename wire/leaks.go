@@ -70,10 +70,18 @@ type Leak struct {
 	// BytesDelta is the self size of the group's new members (for a
 	// collection, the growth of its backing store; 0 for listeners).
 	BytesDelta int64 `json:"bytesDelta"`
+	// RetainedBytes is what the group's new members retain in the final
+	// heap: their retained sizes in its dominator tree (the memory that
+	// would go with them), counting a member another member dominates
+	// once; for listeners, their new handlers' (a closure and what only
+	// it holds); for a collection, its new entries'. RetainedPerIteration
+	// is RetainedBytes / N.
+	RetainedBytes        int64 `json:"retainedBytes"`
+	RetainedPerIteration int64 `json:"retainedPerIteration"`
 	// RetainerPath is the shortest path of strong edges from the global
 	// object (or a GC root) to one representative, alternating nodes and
 	// edges: ["Window", "store (property)", "Array", "[20] (element)",
-	// "Foo"]. Empty when none was found.
+	// "Foo"]; for listeners, to a new handler. Empty when none was found.
 	RetainerPath []string `json:"retainerPath"`
 	// CreatedFrom is the youngest JavaScript frame of the
 	// representative's allocation stack; null when the engine does not

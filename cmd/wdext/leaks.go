@@ -120,6 +120,9 @@ func printLeaks(w io.Writer, r wire.LeakReport) error {
 		if l.BytesDelta != 0 {
 			fmt.Fprintf(bw, ", %s", byteSize(l.BytesDelta))
 		}
+		if l.RetainedBytes != 0 {
+			fmt.Fprintf(bw, ", retaining %s (%s per iteration)", byteSize(l.RetainedBytes), byteSize(l.RetainedPerIteration))
+		}
 		fmt.Fprintln(bw)
 		if l.CreatedFrom != nil {
 			f := l.CreatedFrom

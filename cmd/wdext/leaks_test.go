@@ -60,7 +60,7 @@ func TestLeaksCommand(t *testing.T) {
 	assert.Equal(t, code, 0, errOut)
 	assert.Equal(t, out, `1 iteration(s); heap 80 B before, 224 B after
 
-objects Foo: +3 (3 per iteration), 72 B
+objects Foo: +3 (3 per iteration), 72 B, retaining 72 B (72 B per iteration)
   created in makeThings (https://a.test/app.js:12:5)
   held by Window → store (property) → Array → [0] (element) → Foo
 `)

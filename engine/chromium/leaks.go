@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/domdebugger"
@@ -26,6 +27,9 @@ type leakTracking struct {
 	origin   float64        // the document's performance.timeOrigin at the start
 	baseline *leaks.Summary // what is kept of the baseline snapshot
 	before   []leaks.Listener
+	// began is when leaks/start answered, and the iterations could begin.
+	began time.Time
+	ticks *ticks // the allocation clock's updates, from the tracker's start
 }
 
 // leakGroup is the DevTools object group of the leak check's handles.
@@ -42,6 +46,7 @@ func (e *Engine) StartLeaks(ctx context.Context) (_ engine.LeakTracking, err err
 	if err != nil {
 		return nil, err
 	}
+	l.began = time.Now()
 	return l, nil
 }
 
@@ -70,10 +75,14 @@ func (e *Engine) startLeaks(ctx context.Context, ts *targetSession, t *target.In
 		}
 		l.baseline = leaks.Summarize(snap)
 		step = "starting V8's allocation tracker"
+		l.ticks = watchTicks(ts)
 		_, err = cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: new(true)})
 		return err
 	})
 	if err != nil {
+		if l.ticks != nil {
+			l.ticks.close()
+		}
 		e.forgetUnless(ts, err)
 		return nil, engine.Failed("leaks/start: "+step, err)
 	}
@@ -88,7 +97,7 @@ func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakRep
 		abandon(ctx, []isolateCheck{{l: l}})
 		return wire.LeakReport{}, err
 	}
-	return l.finish(ctx, iterations)
+	return l.finish(ctx, iterations, time.Now())
 }
 
 // sameWindow checks that the session's current window is the one whose
@@ -106,13 +115,17 @@ func (l *leakTracking) sameWindow(ctx context.Context) error {
 }
 
 // finish checks that the target shows the document of the start,
-// collects garbage, takes the final snapshot with stopTrackingHeapObjects
+// reads the allocation clock (ticks.clock) for the iterations between
+// the start's answer and stopped, collects garbage,
+// takes the final snapshot with stopTrackingHeapObjects
 // (which stops the tracker and includes the allocation stacks), counts
 // event listeners again and compares it all with the baseline.
-func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakReport, error) {
+func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.Time) (wire.LeakReport, error) {
+	defer l.ticks.close()
 	e, ts := l.e, l.ts
 	var final *heapsnapshot.Snapshot
 	var after []leaks.Listener
+	var clock uint32
 	step := "reading the document's time origin"
 	err := e.onPage(ctx, ts.b, ts.s, l.t, func(ctx context.Context) (err error) {
 		origin, err := timeOrigin(ctx, ts)
@@ -124,6 +137,7 @@ func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakRep
 			return wire.Errorf(wire.UnsupportedOperation,
 				"leaks/stop: the %s navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop", l.t.Type)
 		}
+		clock = l.ticks.clock(ctx, l.began, stopped, iterations)
 		step = "collecting garbage"
 		if _, err := cdproto.Call(ctx, ts.s, heapprofiler.CollectGarbage, cdproto.Empty{}); err != nil {
 			return err
@@ -144,7 +158,7 @@ func (l *leakTracking) finish(ctx context.Context, iterations int) (wire.LeakRep
 		return wire.LeakReport{}, engine.Failed("leaks/stop: "+step, err)
 	}
 	return leaks.Find(leaks.Input{
-		Baseline: l.baseline, Final: final, Iterations: iterations,
+		Baseline: l.baseline, Final: final, Iterations: iterations, Clock: clock,
 		ListenersBefore: l.before, ListenersAfter: after,
 	})
 }
@@ -163,6 +177,7 @@ func stopTracking(ctx context.Context, ts *targetSession) error {
 // abandon stops the tracker of a check that cannot finish; the snapshot
 // that stopping sends is read and dropped.
 func (l *leakTracking) abandon(ctx context.Context) {
+	defer l.ticks.close()
 	streamSnapshot(ctx, l.ts, heapsnapshot.Read, func(ctx context.Context) error { return stopTracking(ctx, l.ts) })
 }
 

@@ -56,6 +56,12 @@ func (e *Engine) StartAllLeaks(ctx context.Context) (_ engine.AllLeakTracking, e
 		}
 		a.checks = append(a.checks, c)
 	}
+	now := time.Now()
+	for _, c := range a.checks {
+		if c.l != nil {
+			c.l.began = now
+		}
+	}
 	return a, nil
 }
 
@@ -72,6 +78,7 @@ func (a *allLeakTracking) fatal(ctx context.Context, i int, err error) bool {
 // ends every isolate's check in turn.
 func (a *allLeakTracking) Stop(ctx context.Context, iterations int) (_ wire.AllLeaks, err error) {
 	defer func() { err = a.e.ended(ctx, err) }()
+	stopped := time.Now()
 	if err := a.checks[0].l.sameWindow(ctx); err != nil {
 		abandon(ctx, a.checks)
 		return wire.AllLeaks{}, err
@@ -82,7 +89,7 @@ func (a *allLeakTracking) Stop(ctx context.Context, iterations int) (_ wire.AllL
 		err := c.err
 		if err == nil {
 			var r wire.LeakReport
-			if r, err = c.l.finish(ctx, iterations); err == nil {
+			if r, err = c.l.finish(ctx, iterations, stopped); err == nil {
 				tl.Report = &r
 			}
 		}

@@ -101,8 +101,11 @@ func verdict(r wire.LeakReport) string {
 const leakyVerdict = `objects "Foo" 15/3 by Window → store (property) → Array → Foo from makeFoos
 detached-dom "HTMLDivElement div.dialog" 5/1 by Window → dialogs (property) → Array → HTMLDivElement div.dialog from openDialog
 collection "Window.cache (Map)" 10/2 by Window → cache (property) → Map from null
-event-listeners "Window resize" 5/1 by  from listen
+event-listeners "Window resize" 5/1 by ` + listenerPath + ` from listen
 `
+
+// listenerPath is the path to a window listener's handler in Blink.
+const listenerPath = "Window → globalThis (property) → Window → blink::EventTargetData → blink::BasicHeapVector<…> → blink::HeapVectorBacking<…> → blink::RegisteredEventListener → EventListener → V8EventListener → ()"
 
 func TestLeakCheck(t *testing.T) {
 	e := start(t)

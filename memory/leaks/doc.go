@@ -22,11 +22,18 @@
 //     Array, Map, Set or plain Object present at both ends whose entries
 //     grew, named by its holder ("Window.cache (Map)"); "event-listeners",
 //     the engine's counts by target and type ("Window resize").
+//   - What only the WebDriver machinery holds (V8's "DevTools console"
+//     global handles, chromedriver's ret_nodes, se_exportedFunctionSymbol
+//     and cdc_ globals) is never a leak: see driver.
 //   - fuite's rule: a group is reported only when it grew by at least N
 //     and by a multiple of N, so one-time initialisation, caches
 //     overwritten in place and garbage never appear. perIteration is
 //     countDelta / N. A collection on the retainer path of a reported
 //     group grows because of it and is not reported again.
+//   - Growth, not churn: with an allocation clock (Input.Clock), an
+//     objects or detached-dom group must have been made across the
+//     iterations, in bursts of k, not in one stretch at the end (a
+//     structure re-made each iteration): see growth.
 //   - retainerPath is the shortest path over strong edges to the group's
 //     representative, from the page's global objects (Window; a worker's
 //     DedicatedWorkerGlobalScope) over the edges a developer would follow,
@@ -35,6 +42,9 @@
 //   - createdFrom is the youngest frame of the allocation stack most
 //     members share (a function's position, not the call's); null when no
 //     member has one.
+//   - retainedBytes is what the new members retain in the final heap's
+//     dominator tree (see retained), retainedPerIteration that / N; a
+//     listener group's is its new handlers', and its path leads to one.
 //   - Order: by kind, then bytes and count, largest first, then name.
 //   - For JavaScriptCore, FromJSC writes the snapshot in V8's vocabulary
 //     so the same rules apply; what JSC does not say (Map and Set sizes,

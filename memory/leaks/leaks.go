@@ -38,6 +38,14 @@ type Input struct {
 	// Entries are the sizes of Final's collections the engine measured
 	// (see Entries); nil for V8, whose snapshots show them.
 	Entries Entries
+	// Clock, when not zero, is a heap object id above those of all the
+	// objects made by the end of the last iteration, with ids given in
+	// the order objects were made (V8's allocation tracker), finely
+	// enough to tell the iterations apart: with it and the Baseline's
+	// highest id, a group must have grown across the iterations, not
+	// only in the last one (see growth). Zero (offline snapshots,
+	// JavaScriptCore, iterations too quick): fuite's rule alone.
+	Clock uint32
 	// PageOnly counts only the new objects and the collections a path
 	// from the page's global objects reaches. For JavaScriptCore, whose collector scans stacks
 	// conservatively: garbage that a stale stack word or one of the
@@ -70,11 +78,14 @@ func Find(in Input) (wire.LeakReport, error) {
 	objects, detached := c.newObjects()
 	collections := c.grownCollections()
 	wg.Wait()
+	// What only the WebDriver machinery holds is not the page's.
+	keep := func(i int) bool { return !c.p.driverHeld(i) }
 	if in.PageOnly {
-		c.pageOnly(objects)
-		c.pageOnly(detached)
-		collections = slices.DeleteFunc(collections, func(g grownCollection) bool { return !c.p.fromPage(g.i) })
+		keep = c.p.fromPage
 	}
+	c.keep(objects, keep)
+	c.keep(detached, keep)
+	collections = slices.DeleteFunc(collections, func(g grownCollection) bool { return !keep(g.i) })
 	// The nodes on the paths of reported groups: a collection that holds
 	// a reported group grows because of it, and is not reported again.
 	explained := map[int]bool{}
@@ -93,6 +104,19 @@ type comparison struct {
 	f  *heapsnapshot.Snapshot
 	n  int // iterations
 	p  *paths
+	r  *retained // computed when first needed
+}
+
+// retainedBy is the retained size of a set of the final heap's nodes
+// (see retained.of).
+func (c *comparison) retainedBy(members []int) int64 {
+	if len(members) == 0 {
+		return 0
+	}
+	if c.r == nil {
+		c.r = dominators(c.f, c.p.notDriver(strongEdge))
+	}
+	return c.r.of(members)
 }
 
 // isNew says whether node i of the final snapshot is new: not in the
@@ -161,10 +185,10 @@ func (c *comparison) grownCollections() []grownCollection {
 	return out
 }
 
-// pageOnly keeps in groups the members a path from the page reaches.
-func (c *comparison) pageOnly(groups map[string][]int) {
+// keep keeps in groups the members keep accepts.
+func (c *comparison) keep(groups map[string][]int, keep func(int) bool) {
 	for name, members := range groups {
-		groups[name] = slices.DeleteFunc(members, func(m int) bool { return !c.p.fromPage(m) })
+		groups[name] = slices.DeleteFunc(members, func(m int) bool { return !keep(m) })
 	}
 }
 
@@ -172,7 +196,8 @@ func (c *comparison) pageOnly(groups map[string][]int) {
 // the nodes on their representatives' retainer paths explained.
 func (c *comparison) groupLeaks(leaks []wire.Leak, kind string, groups map[string][]int, explained map[int]bool) []wire.Leak {
 	for name, members := range groups {
-		if !c.grows(int64(len(members))) {
+		per, ok := c.growth(members)
+		if !ok {
 			continue
 		}
 		var bytes int64
@@ -183,10 +208,12 @@ func (c *comparison) groupLeaks(leaks []wire.Leak, kind string, groups map[strin
 		for _, x := range c.p.nodes(rep0) {
 			explained[x] = true
 		}
+		kept := c.retainedBy(members)
 		leaks = append(leaks, wire.Leak{
 			Kind: kind, Name: name,
-			CountDelta: int64(len(members)), PerIteration: int64(len(members) / c.n),
-			BytesDelta:   bytes,
+			CountDelta: per * int64(c.n), PerIteration: per,
+			BytesDelta:    bytes,
+			RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
 			RetainerPath: c.p.path(rep0),
 			CreatedFrom:  createdFrom(c.f, members),
 		})
@@ -201,10 +228,12 @@ func (c *comparison) collectionLeaks(leaks []wire.Leak, collections []grownColle
 		if explained[g.i] {
 			continue
 		}
+		kept := c.retainedBy(c.newEntries(g.i)) + g.bytes
 		leaks = append(leaks, wire.Leak{
 			Kind: wire.LeakCollection, Name: collectionName(c.f, c.p, g.i, g.kind),
 			CountDelta: g.count, PerIteration: g.count / int64(c.n),
-			BytesDelta:   g.bytes,
+			BytesDelta:    g.bytes,
+			RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
 			RetainerPath: c.p.path(g.i),
 			CreatedFrom:  createdFrom(c.f, []int{g.i}),
 		})
@@ -236,14 +265,40 @@ func (c *comparison) listenerLeaks(leaks []wire.Leak) []wire.Leak {
 		if !c.grows(delta) {
 			continue
 		}
+		path := []string{}
+		if hs := handlers[name]; len(hs) > 0 {
+			path = c.p.path(c.p.representative(hs))
+		}
+		kept := c.retainedBy(handlers[name])
 		leaks = append(leaks, wire.Leak{
 			Kind: wire.LeakEventListeners, Name: name,
 			CountDelta: delta, PerIteration: delta / int64(c.n),
-			RetainerPath: []string{},
+			RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
+			RetainerPath: path,
 			CreatedFrom:  createdFrom(c.f, handlers[name]),
 		})
 	}
 	return leaks
+}
+
+// newEntries are the new nodes a collection holds: its own edges' and
+// its backing store's (elements, properties, hash table) targets.
+func (c *comparison) newEntries(i int) []int {
+	var out []int
+	add := func(from int) {
+		for e := range c.f.Edges(from) {
+			if e.Type != "weak" && e.Name != "__proto__" && c.isNew(e.To) && c.f.Type(e.To) != "array" {
+				out = append(out, e.To)
+			}
+		}
+	}
+	add(i)
+	for e := range c.f.Edges(i) {
+		if e.Type == "internal" && (e.Name == "elements" || e.Name == "properties" || e.Name == "table") {
+			add(e.To)
+		}
+	}
+	return out
 }
 
 // kindOrder is the order of kinds in a report.

@@ -13,7 +13,9 @@ import (
 // snapshot's strong edges. It is grown first from the global objects
 // (Window, or a worker's global scope), over the edges a developer would follow, the way memlab and
 // DevTools prefer paths from the page; the nodes that leaves out are
-// then reached from V8's root over any strong edge.
+// then reached from V8's root over any strong edge. Neither search
+// follows the WebDriver machinery's edges (driver): what only those
+// reach is reached last, from them (driverHeld).
 type paths struct {
 	s      *heapsnapshot.Snapshot
 	parent []int32 // node that first reached i; -1 for a source, -2 unreached
@@ -24,6 +26,10 @@ type paths struct {
 	// pageSearch is the rank of the first node the search from V8's root
 	// reached: those ranked before were reached from the page.
 	pageSearch int32
+	// driverSearch is the rank of the first node reached only through
+	// the driver's edges.
+	driverSearch int32
+	d            *driver
 }
 
 func retainers(s *heapsnapshot.Snapshot) *paths {
@@ -38,14 +44,41 @@ func retainers(s *heapsnapshot.Snapshot) *paths {
 			globals = append(globals, i)
 		}
 	}
-	p.bfs(globals, pageEdge)
+	p.d = newDriver(s, globals)
+	p.bfs(globals, p.notDriver(pageEdge))
 	p.pageSearch = int32(len(p.order))
 	if n > 0 {
-		p.bfs([]int{0}, strongEdge)
+		p.bfs([]int{0}, p.notDriver(strongEdge))
 	}
+	p.driverSearch = int32(len(p.order))
+	p.driverReach()
 	p.order = nil
 	return p
 }
+
+// driverReach reaches what only the driver's edges hold: from the nodes
+// reached so far over those edges, then on over any strong edge.
+func (p *paths) driverReach() {
+	head := len(p.order)
+	for _, i := range p.order[:head] {
+		for e := range p.s.Edges(int(i)) {
+			if p.rank[e.To] < 0 && p.d.edge(p.s, int(i), e) {
+				p.reach(int32(e.To), i)
+			}
+		}
+	}
+	p.search(head, strongEdge)
+}
+
+// notDriver is follow without the driver's edges.
+func (p *paths) notDriver(follow edgeFilter) edgeFilter {
+	return func(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool {
+		return follow(s, from, e) && !p.d.edge(s, from, e)
+	}
+}
+
+// An edgeFilter tells the edges a search follows: e leaves node from.
+type edgeFilter func(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool
 
 // isGlobal tells a global object or its proxy (see globalName).
 func isGlobal(s *heapsnapshot.Snapshot, i int) bool { return globalName(s, i) != "" }
@@ -75,12 +108,12 @@ var globalClasses = []string{"Window", "DedicatedWorkerGlobalScope", "SharedWork
 
 // strongEdge tells an edge that keeps its target alive: any but a weak
 // one.
-func strongEdge(s *heapsnapshot.Snapshot, e heapsnapshot.Edge) bool { return e.Type != "weak" }
+func strongEdge(s *heapsnapshot.Snapshot, _ int, e heapsnapshot.Edge) bool { return e.Type != "weak" }
 
 // pageEdge tells an edge that a path from the page follows: a strong
 // edge that is no synthetic shortcut and no V8 bookkeeping (hidden
 // edges, prototypes, hidden classes, code).
-func pageEdge(s *heapsnapshot.Snapshot, e heapsnapshot.Edge) bool {
+func pageEdge(s *heapsnapshot.Snapshot, _ int, e heapsnapshot.Edge) bool {
 	switch e.Type {
 	case "weak", "shortcut", "hidden":
 		return false
@@ -97,23 +130,30 @@ func pageEdge(s *heapsnapshot.Snapshot, e heapsnapshot.Edge) bool {
 
 // bfs searches breadth first from sources over the edges follow
 // accepts, using p.order as its queue.
-func (p *paths) bfs(sources []int, follow func(*heapsnapshot.Snapshot, heapsnapshot.Edge) bool) {
+func (p *paths) bfs(sources []int, follow edgeFilter) {
 	head := len(p.order)
-	reach := func(to, from int32) {
-		p.parent[to] = from
-		p.rank[to] = int32(len(p.order))
-		p.order = append(p.order, to)
-	}
 	for _, src := range sources {
 		if p.rank[src] < 0 {
-			reach(int32(src), -1)
+			p.reach(int32(src), -1)
 		}
 	}
+	p.search(head, follow)
+}
+
+// reach queues node to, reached from node from (-1 for a source).
+func (p *paths) reach(to, from int32) {
+	p.parent[to] = from
+	p.rank[to] = int32(len(p.order))
+	p.order = append(p.order, to)
+}
+
+// search goes on breadth first from the queue's nodes from head on.
+func (p *paths) search(head int, follow edgeFilter) {
 	for ; head < len(p.order); head++ {
 		i := p.order[head]
 		for e := range p.s.Edges(int(i)) {
-			if p.rank[e.To] < 0 && follow(p.s, e) {
-				reach(int32(e.To), i)
+			if p.rank[e.To] < 0 && follow(p.s, int(i), e) {
+				p.reach(int32(e.To), i)
 			}
 		}
 	}
@@ -122,6 +162,10 @@ func (p *paths) bfs(sources []int, follow func(*heapsnapshot.Snapshot, heapsnaps
 // fromPage tells a node the search from the page's global objects
 // reached.
 func (p *paths) fromPage(i int) bool { return p.rank[i] >= 0 && p.rank[i] < p.pageSearch }
+
+// driverHeld tells a node that only the driver's edges hold (driver):
+// not the page's, whatever it is.
+func (p *paths) driverHeld(i int) bool { return p.rank[i] >= p.driverSearch }
 
 // representative is the member the search reached first, so one with
 // the shortest path; unreached members come last, the lowest heap object
@@ -150,12 +194,15 @@ func (p *paths) parentEdge(i int) (heapsnapshot.Edge, int, bool) {
 	if from < 0 {
 		return heapsnapshot.Edge{}, 0, false
 	}
-	follow := strongEdge
-	if p.rank[from] < p.pageSearch {
-		follow = pageEdge
+	follow := p.notDriver(strongEdge)
+	switch {
+	case p.rank[i] >= p.driverSearch:
+		follow = strongEdge
+	case p.rank[from] < p.pageSearch:
+		follow = p.notDriver(pageEdge)
 	}
 	for e := range p.s.Edges(int(from)) {
-		if e.To == i && follow(p.s, e) {
+		if e.To == i && follow(p.s, int(from), e) {
 			return e, int(from), true
 		}
 	}
@@ -238,6 +285,15 @@ func displayName(s *heapsnapshot.Snapshot, i int) string {
 	case "native":
 		if strings.HasPrefix(name, "<") || s.Detachedness(i) != 0 {
 			return domName(s, i)
+		}
+		// Blink's C++ templates, "blink::HeapVectorBacking<cppgc::…>":
+		// their arguments say nothing a developer needs; nor does the
+		// URL of "Window / url", the global's native side.
+		if k := strings.Index(name, "<"); k > 0 {
+			return name[:k] + "<…>"
+		}
+		if k := strings.Index(name, " / "); k >= 0 {
+			return name[:k]
 		}
 		return name
 	case "closure":

@@ -22,6 +22,7 @@ type Summary struct {
 	ids         []uint32  // sorted
 	collections []counted // sorted by id
 	bytes       int64
+	maxID       uint32 // the highest heap object id
 }
 
 // counted is a collection's size in a summary.
@@ -59,6 +60,7 @@ func SummarizeEntries(s *heapsnapshot.Snapshot, sizes Entries) *Summary {
 	wg.Wait()
 	m := &Summary{bytes: parts[0].bytes + parts[1].bytes, collections: slices.Concat(slices.Concat(parts[0].collections, parts[1].collections)...)}
 	maxID := max(parts[0].maxID, parts[1].maxID)
+	m.maxID = maxID
 	if m.dense = uint64(maxID) < 32*uint64(n); m.dense {
 		m.idBits = make([]uint64, maxID/64+1)
 		for i := range n {

@@ -1,0 +1,66 @@
+package leakcheck_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tebeka/selenium"
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/webdriver/wdclient"
+	"github.com/wdext/wdext/wire"
+)
+
+// pace is the least time an iteration of churn.html takes, as a render
+// or a request would in an app: two of the 50 ms updates in which
+// DevTools gives the new objects their ids, which tell the iterations
+// apart (quicker ones are checked by fuite's rule alone).
+const pace = 150 * time.Millisecond
+
+// clickRound clicks button and waits until the page counted the click.
+func (e *env) clickRound(t *testing.T, button string) {
+	t.Helper()
+	status, err := e.wd.FindElement(selenium.ByCSSSelector, "#status")
+	assert.NilError(t, err)
+	before, err := status.Text()
+	assert.NilError(t, err)
+	el, err := e.wd.FindElement(selenium.ByCSSSelector, button)
+	assert.NilError(t, err)
+	assert.NilError(t, el.Click())
+	n, err := strconv.Atoi(before)
+	assert.NilError(t, err)
+	assert.NilError(t, e.wd.WaitWithTimeout(func(wd selenium.WebDriver) (bool, error) {
+		text, err := status.Text()
+		return text == strconv.Itoa(n+1), err
+	}, 10*time.Second))
+	time.Sleep(pace)
+}
+
+// A structure the page makes anew at each iteration, of a constant size
+// that N divides, is not reported, whatever N; objects kept at each one
+// are, with the same count per iteration at every N.
+func TestLeakCheckGrowthNotChurn(t *testing.T) {
+	e := start(t)
+	for _, n := range []int{3, 5, 7, 10} {
+		for _, button := range []string{"#rebuild", "#keep"} {
+			e.open(t, "churn.html")
+			e.clickRound(t, button)
+			assert.NilError(t, wdclient.LeakStart(e.wd))
+			for range n {
+				e.clickRound(t, button)
+			}
+			r, err := wdclient.LeakStop(e.wd, n)
+			assert.NilError(t, err)
+			if button == "#rebuild" {
+				assert.DeepEqual(t, r.Leaks, []wire.Leak{})
+				continue
+			}
+			assert.Equal(t, len(r.Leaks), 1, "N=%d: %+v", n, r.Leaks)
+			l := r.Leaks[0]
+			assert.Equal(t, l.Kind+" "+l.Name, "objects Kept", "N=%d", n)
+			assert.Equal(t, l.PerIteration, int64(2), "N=%d", n)
+			assert.Equal(t, l.CountDelta, int64(2*n), "N=%d", n)
+		}
+	}
+}

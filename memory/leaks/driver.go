@@ -1,0 +1,89 @@
+package leaks
+
+import (
+	"maps"
+	"strings"
+
+	"github.com/wdext/wdext/memory/heapsnapshot"
+)
+
+// driver tells the edges through which only the WebDriver machinery
+// holds objects, never the page: what a client looked up or a script it
+// ran returned stays alive there until the driver lets go, and a
+// WebDriver client has no command that does. An object retained only
+// through such edges is not the page's leak (see paths.driverHeld).
+//
+//   - V8 inspector's remote objects: the global handles V8 labels
+//     "DevTools console", held for any DevTools client (chromedriver's
+//     element references and script results, wdext's own object groups,
+//     a DevTools window), an edge from "(Global handles)" named
+//     "N / DevTools console".
+//   - chromedriver's page globals: the undeclared "ret_nodes" its element
+//     lookups assign; "se_exportedFunctionSymbol", where the Selenium
+//     atoms it runs (an element's text, whether it is displayed) leave
+//     their last copy and its caches; its cached built-ins and element
+//     caches, named "cdc_…" (on window) or "$cdc_…" (on document, older
+//     versions). A global's values also hang from its property store
+//     ("properties (internal)" → "(object properties)" → "N (internal)"
+//     → "system / PropertyCell" → "value (internal)"): those edges are
+//     the driver's too when only the driver's names hold the value.
+type driver struct {
+	stores map[int]bool // the global objects' property stores and their cells
+	held   map[int]bool // values of the driver's globals that no other global names
+}
+
+// newDriver finds the driver's globals among the global objects'.
+func newDriver(s *heapsnapshot.Snapshot, globals []int) *driver {
+	d := &driver{stores: map[int]bool{}, held: map[int]bool{}}
+	page := map[int]bool{}
+	for _, g := range globals {
+		for e := range s.Edges(g) {
+			switch {
+			case e.Type == "internal" && e.Name == "properties":
+				d.stores[e.To] = true
+			case e.Type == "property" && driverProperty(s, g, e.Name):
+				d.held[e.To] = true
+			case e.Type == "property":
+				page[e.To] = true
+			}
+		}
+	}
+	for i := range page {
+		delete(d.held, i)
+	}
+	cells := map[int]bool{}
+	for store := range d.stores {
+		for e := range s.Edges(store) {
+			if s.Name(e.To) == "system / PropertyCell" {
+				cells[e.To] = true
+			}
+		}
+	}
+	maps.Copy(d.stores, cells)
+	return d
+}
+
+// edge tells an edge of the driver's, e leaving node from.
+func (d *driver) edge(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool {
+	switch e.Type {
+	case "property":
+		return driverProperty(s, from, e.Name)
+	case "internal", "element", "hidden":
+		if d.stores[from] && d.held[e.To] {
+			return true
+		}
+		return strings.HasSuffix(e.Name, "/ DevTools console") && s.Type(from) == "synthetic" && s.Name(from) == "(Global handles)"
+	}
+	return false
+}
+
+// driverProperty tells a property of node from that chromedriver set.
+func driverProperty(s *heapsnapshot.Snapshot, from int, name string) bool {
+	if strings.HasPrefix(name, "cdc_") || strings.HasPrefix(name, "$cdc_") {
+		return true
+	}
+	return driverGlobals[name] && isGlobal(s, from)
+}
+
+// driverGlobals are the global variables chromedriver leaves in a page.
+var driverGlobals = map[string]bool{"ret_nodes": true, "se_exportedFunctionSymbol": true}

@@ -1,0 +1,71 @@
+package leaks
+
+import (
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+// What only the WebDriver machinery holds is no leak: chromedriver's and
+// wdext's DevTools handles, its ret_nodes global and cdc_ caches; what
+// the page holds too still is, with a path from the page.
+func TestDriverHeldIsNoLeak(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	handles := g.Node("synthetic", "(Global handles)", 21, 0)
+	g.Element(0, "element", 2, handles)
+	results := g.Node("object", "Array", 23, 16)
+	g.Edge(handles, "internal", "188 / DevTools console", results)
+	retNodes := g.Node("object", "Array", 25, 16)
+	g.Edge(f.window, "property", "ret_nodes", retNodes)
+	doc := g.Node("native", "HTMLDocument", 27, 16)
+	g.Edge(f.window, "property", "document", doc)
+	atoms := g.Node("closure", "bb", 33, 32)
+	g.Edge(f.window, "property", "se_exportedFunctionSymbol", atoms)
+	g.Edge(atoms, "internal", "context", g.Node("object", "pb", 35, 24))
+	// The global's property store holds its values by slot.
+	props := g.Node("array", "(object properties)", 37, 64)
+	g.Edge(f.window, "internal", "properties", props)
+	cell := g.Node("object", "system / PropertyCell", 39, 16)
+	g.Edge(props, "internal", "12", cell)
+	g.Edge(cell, "internal", "value", atoms)
+	g.Edge(props, "internal", "13", f.store)
+	cache := g.Node("object", "Object", 29, 16)
+	g.Edge(doc, "property", "$cdc_asdjflasutopfhvcZLmcfl_", cache)
+	for k := range 3 {
+		// A detached node the client looked up, with its subtree.
+		d := g.Node("native", `<li class="row">`, uint32(3001+4*k), 100)
+		g.Detach(d, 2)
+		g.Element(results, "element", k, d)
+		span := g.Node("native", "<span>", uint32(3003+4*k), 100)
+		g.Detach(span, 2)
+		g.Element(d, "element", 1, span)
+		g.Element(retNodes, "element", k, g.Node("object", "Bar", uint32(4001+2*k), 24))
+		g.Element(cache, "element", k, g.Node("object", "Baz", uint32(5001+2*k), 24))
+	}
+	// Held by the driver and the page: the page's, path from the page.
+	foo := g.Node("object", "Foo", 6001, 24)
+	g.Element(results, "element", 9, foo)
+	g.Element(f.store, "element", 0, foo)
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 1})
+	assert.DeepEqual(t, names(r), []string{"objects Foo"})
+	assert.DeepEqual(t, r.Leaks[0].RetainerPath, []string{"Window", "store (property)", "Array", "[0] (element)", "Foo"})
+
+	// Another global handle (an embedder's) is no driver's.
+	f = newPage(0)
+	g = f.g
+	handles = g.Node("synthetic", "(Global handles)", 21, 0)
+	g.Element(0, "element", 2, handles)
+	foo = g.Node("object", "Foo", 6001, 24)
+	g.Edge(handles, "internal", "12 / gin::ContextHolder", foo)
+	r = find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 1})
+	assert.DeepEqual(t, names(r), []string{"objects Foo"})
+	// A page property of that name off the global is the page's.
+	f = newPage(0)
+	holder := f.g.Node("object", "Holder", 31, 16)
+	f.g.Edge(f.window, "property", "holder", holder)
+	f.g.Edge(holder, "property", "ret_nodes", f.g.Node("object", "Foo", 6001, 24))
+	r = find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 1})
+	assert.DeepEqual(t, names(r), []string{"objects Foo", "objects Holder"})
+}

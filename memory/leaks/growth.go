@@ -1,0 +1,70 @@
+package leaks
+
+import "slices"
+
+// growth decides whether a group of new objects grew with the
+// iterations, and by how much each.
+//
+// fuite's rule first: the group has k·N members, k ≥ 1. Then, when the
+// allocation clock resolves the iterations (Input.Clock), the members
+// must have been made across them, not in one stretch: sorted by heap
+// object id (the order DevTools gave them ids as they were made, in
+// updates about every 50 ms), they fall in bursts, split where the ids
+// jump by a quarter of an iteration's share of the check's ids or more.
+// A growth of k each iteration makes a burst an iteration, of k members
+// (see grewEachIteration).
+// A structure the page makes anew at each iteration, of a constant
+// size, survives only in its last copy: one burst, at the end, of all
+// the members but a few strays; it is churn, not growth, whatever N.
+// A group that both grows and churns (k new a round kept, and a copy of
+// S made anew) has k·N + S members, which fuite's rule rejects unless N
+// divides S, and then the last burst, k + S, is too big: it is not
+// reported (nor at N that do not divide S).
+func (c *comparison) growth(members []int) (perIteration int64, ok bool) {
+	count := int64(len(members))
+	if !c.grows(count) {
+		return 0, false
+	}
+	k := count / int64(c.n)
+	start, stop := c.in.Baseline.maxID, c.in.Clock
+	if stop == 0 || c.n < 2 || stop <= start {
+		return k, true
+	}
+	ids := make([]uint32, len(members))
+	for i, m := range members {
+		ids[i] = min(c.f.ID(m), stop) // made at the very end: in the last burst
+	}
+	slices.Sort(ids)
+	gap := max((stop-start)/uint32(4*c.n), 1)
+	var bursts []int64 // their sizes
+	size := int64(1)
+	for i := 1; i < len(ids); i++ {
+		if ids[i]-ids[i-1] >= gap {
+			bursts, size = append(bursts, size), 0
+		}
+		size++
+	}
+	bursts = append(bursts, size)
+	return k, grewEachIteration(bursts, k)
+}
+
+// grewEachIteration tells whether bursts of these sizes are a growth of
+// k an iteration: at least 2 bursts (adjacent
+// iterations may share an update and merge), each but the last a whole
+// number of iterations' growth, the last one or two iterations' (no
+// bigger than 2k) and no bigger than two of the others on average.
+func grewEachIteration(bursts []int64, k int64) bool {
+	b := len(bursts)
+	if b < 2 {
+		return false
+	}
+	var early int64
+	for _, size := range bursts[:b-1] {
+		if size%k != 0 {
+			return false
+		}
+		early += size
+	}
+	last := bursts[b-1]
+	return last <= 2*k && last*int64(b-1) <= 2*early
+}
