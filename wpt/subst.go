@@ -1,6 +1,7 @@
 package wpt
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"crypto/rand"
@@ -17,6 +18,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -88,7 +90,27 @@ type substituter struct {
 	get  map[string][]string // the query, parsed at the first {{GET[…]}}
 }
 
-var templateRE = regexp.MustCompile(`\{\{([^}]*)\}\}`)
+// nextTemplate finds the first {{expression}} in b, the expression
+// without a '}' (as wptserve's template pattern): its start and end, or
+// nil. By hand rather than by regular expression: the backtracker's state
+// grows with the content searched, on every call.
+func nextTemplate(b []byte) []int {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte("{{"))
+		if i < 0 {
+			return nil
+		}
+		i += off
+		j := bytes.IndexByte(b[i+2:], '}')
+		if j < 0 {
+			return nil
+		}
+		if j += i + 2; j+1 < len(b) && b[j+1] == '}' {
+			return []int{i, j + 2}
+		}
+		off = i + 1
+	}
+}
 
 // expand replaces every {{expression}} in content, HTML-escaping values when
 // escapeHTML is set. The first failing expression is returned as an error.
@@ -100,7 +122,7 @@ func (s *site) expand(r *http.Request, content []byte, escapeHTML bool) ([]byte,
 	ctx := r.Context()
 	out := make([]byte, 0, min(len(content), maxBuffered))
 	for rest := content; ; {
-		loc := templateRE.FindIndex(rest)
+		loc := nextTemplate(rest)
 		if loc == nil {
 			out = append(out, rest...)
 			break
@@ -118,6 +140,11 @@ func (s *site) expand(r *http.Request, content []byte, escapeHTML bool) ([]byte,
 		}
 		if len(out)+loc[0]+len(v) > maxBuffered {
 			return nil, errSubTooLarge
+		}
+		if n := loc[0] + len(v); len(out)+n > cap(out) {
+			// Doubling, not append's 1.25: what growing leaves behind
+			// stays under twice the bound.
+			out = slices.Grow(out, max(n, min(cap(out), maxBuffered-len(out))))
 		}
 		out = append(append(out, rest[:loc[0]]...), v...)
 		rest = rest[loc[1]:]

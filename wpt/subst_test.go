@@ -2,6 +2,7 @@ package wpt
 
 import (
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -144,5 +145,13 @@ func TestSubstitutionsWPTHosts(t *testing.T) {
 	for _, bad := range []string{"{{domains[xn--lve-6lad]}}", "{{hosts[alt2][]}}", "{{ports[https][2]}}", "{{ports[h2][0]}}"} {
 		_, err := st.expand(r, []byte(bad), false)
 		assert.Check(t, is.ErrorContains(err, bad))
+	}
+}
+
+// nextTemplate finds what wptserve's pattern, \{\{([^}]*)\}\}, finds.
+func TestNextTemplateIsThePattern(t *testing.T) {
+	re := regexp.MustCompile(`\{\{([^}]*)\}\}`)
+	for _, s := range []string{"", "{{a}}", "x{{a}}y{{b}}", "{{{a}}", "{{a}b}}", "{{a", "{{a}", "}}{{", "{{}}", "{{ {{a}} }}", "{{a}x{{b}}", "{{{{}}}}"} {
+		assert.Check(t, is.DeepEqual(nextTemplate([]byte(s)), re.FindIndex([]byte(s))), "%q", s)
 	}
 }
