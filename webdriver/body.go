@@ -80,9 +80,10 @@ type body struct {
 	probe [1]byte // see bodyReader.end
 
 	mu     sync.Mutex
-	chunks [][]byte // the unread bytes, in order
-	held   int64    // bytes of budget held
-	size   int64    // bytes in chunks
+	chunks [][]byte  // the unread bytes, in order
+	first  [1][]byte // chunks' first backing array: most bodies are one chunk
+	held   int64     // bytes of budget held
+	size   int64     // bytes in chunks
 }
 
 // bodyReader reads a request body into a body, with its limits.
@@ -102,6 +103,7 @@ type bodyReader struct {
 func (br bodyReader) read(w http.ResponseWriter, r *http.Request) (*body, error) {
 	rc := readDeadline{rc: http.NewResponseController(w)}
 	b := &body{budget: br.budget, wait: br.timeout}
+	b.chunks = b.first[:0]
 	src := r.Body
 	if br.max > 0 {
 		// MaxBytesReader also tells net/http not to read on after the

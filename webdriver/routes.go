@@ -132,16 +132,43 @@ func (s *Server) newRouter(exts []route) *mux.Router {
 	return r
 }
 
-// newRoute adds a route for path. Its first matcher is endsWith: gorilla
-// tries every route in turn, and a path that does not end with what
-// follows the template's last variable cannot match the template, which
-// a string comparison tells for less than the template's regular
-// expression does (regular expressions were a third of what routing a
-// command cost).
+// newRoute adds a route for the URI template path. It matches by
+// comparing segments, not by gorilla's Path (a regular expression per
+// route tried, and another to extract variables, which were most of
+// what routing a command cost): no handler reads mux.Vars; the session
+// is the path's second segment (sessionOf).
 func newRoute(r *mux.Router, path string) *mux.Route {
-	tail := path[strings.LastIndexByte(path, '}')+1:]
-	endsWith := func(req *http.Request, _ *mux.RouteMatch) bool { return strings.HasSuffix(req.URL.Path, tail) }
-	return r.NewRoute().MatcherFunc(endsWith).Path(path)
+	t := strings.Split(path, "/")
+	// Most routes tried fail on the last segment: compared first when it
+	// is a literal.
+	tail := ""
+	if last := t[len(t)-1]; !strings.HasPrefix(last, "{") {
+		tail = "/" + last
+	}
+	return r.NewRoute().MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
+		return strings.HasSuffix(req.URL.Path, tail) && matches(t, req.URL.Path)
+	})
+}
+
+// matches tells whether path has the segments of template t: the same
+// count, each literal equal, each {variable} non-empty.
+func matches(t []string, path string) bool {
+	rest, more := path, true
+	for _, seg := range t {
+		if !more {
+			return false // fewer segments
+		}
+		var s string
+		s, rest, more = strings.Cut(rest, "/")
+		if strings.HasPrefix(seg, "{") {
+			if s == "" {
+				return false
+			}
+		} else if s != seg {
+			return false
+		}
+	}
+	return !more // not more segments
 }
 
 // methodNotAllowed answers "unknown method", listing the allowed ones.

@@ -3,8 +3,6 @@ package webdriver
 import (
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/session"
 	"github.com/wdext/wdext/wire"
@@ -14,7 +12,7 @@ import (
 // registry and marks a command under way on it until end is called (a
 // busy session is never idle).
 func (s *Server) liveSession(r *http.Request) (sess *session.Session, end func(), err error) {
-	id := mux.Vars(r)["id"]
+	id := sessionOf(r.URL.Path)
 	sess, ok := s.cfg.Sessions.Get(id)
 	if !ok {
 		return nil, nil, s.noSession(id)
