@@ -100,7 +100,10 @@ func BenchmarkExecuteSync(b *testing.B) {
 // switches, and time runnable but waiting for a core. Two more sessions go
 // through relays in processes of their own, for the floor of any hop:
 // tcp-relay- copies bytes and knows nothing of HTTP; http-relay- is the
-// least an HTTP-aware hop can do.
+// least an HTTP-aware hop can do. With $WDEXT_BENCH_BASELINE naming
+// another wdext binary, its session is one more hop, baseline-, for a
+// before and after in one run ($WDEXT_BENCH_WDEXT replaces the wdext
+// built from this checkout).
 func BenchmarkExecuteSyncServe(b *testing.B) {
 	env := chromiumtest.Start(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -109,7 +112,7 @@ func BenchmarkExecuteSyncServe(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	base, pid := serveProcess(b, "--upstream", in.URL.String())
+	base, pid := serveProcess(b, os.Getenv("WDEXT_BENCH_WDEXT"), "--upstream", in.URL.String())
 	httpRelay, httpRelayPID := relayProcess(b, httpRelayEnv, in.URL.Host)
 	tcpRelay, tcpRelayPID := relayProcess(b, tcpRelayEnv, in.URL.Host)
 	// A remote upstream gets no machine defaults: all ask for them.
@@ -118,15 +121,14 @@ func BenchmarkExecuteSyncServe(b *testing.B) {
 		return newExecuteSync(base, id)
 	}
 	direct := session(in.URL.String())
-	hops := []struct {
-		prefix string
-		via    *executeSync
-		pid    int
-		before procStats
-	}{
+	hops := []hop{
 		{"", session(base), pid, procStats{}},
 		{"http-relay-", session(httpRelay), httpRelayPID, procStats{}},
 		{"tcp-relay-", session(tcpRelay), tcpRelayPID, procStats{}},
+	}
+	if bin := os.Getenv("WDEXT_BENCH_BASELINE"); bin != "" { // another build, in the same run
+		baseline, pid := serveProcess(b, bin, "--upstream", in.URL.String())
+		hops = append(hops, hop{"baseline-", session(baseline), pid, procStats{}})
 	}
 	all := []*executeSync{direct}
 	for i := range hops {
@@ -146,6 +148,14 @@ func BenchmarkExecuteSyncServe(b *testing.B) {
 		b.ReportMetric(float64(after.switches-h.before.switches)/calls, costPrefix+"ctxsw/call")
 		b.ReportMetric(float64(after.waiting-h.before.waiting)/float64(time.Microsecond)/calls, costPrefix+"runq-us/call")
 	}
+}
+
+// hop is a process between the benchmark and chromedriver.
+type hop struct {
+	prefix string
+	via    *executeSync
+	pid    int
+	before procStats
 }
 
 // relayProcess runs a relay in front of up (host:port) in a process of
@@ -303,11 +313,10 @@ func tcpRelay(b *testing.B, addr string) string {
 	return "http://" + l.Addr().String()
 }
 
-// serveProcess runs `wdext serve --port 0` with args, built from this
-// checkout (or the binary $WDEXT_BENCH_WDEXT names, to compare builds),
-// until the benchmark ends, and returns its base URL and process id.
-func serveProcess(b *testing.B, args ...string) (string, int) {
-	bin := os.Getenv("WDEXT_BENCH_WDEXT")
+// serveProcess runs `wdext serve --port 0` with args, the binary bin or,
+// if bin is "", one built from this checkout, until the benchmark ends,
+// and returns its base URL and process id.
+func serveProcess(b *testing.B, bin string, args ...string) (string, int) {
 	if bin == "" {
 		bin = filepath.Join(b.TempDir(), "wdext")
 		if out, err := exec.Command("go", "build", "-o", bin, "github.com/wdext/wdext/cmd/wdext").CombinedOutput(); err != nil {
