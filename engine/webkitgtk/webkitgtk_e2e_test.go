@@ -174,7 +174,10 @@ func TestConcurrentSessionsNoOrphans(t *testing.T) {
 func TestNewSessionFailures(t *testing.T) {
 	path := webkitgtktest.Require(t)
 	m := mark(t)
-	up := &webkitgtk.Upstream{Driver: path, StartTimeout: 2 * time.Second, NewSessionTimeout: 2 * time.Second}
+	// Short for the failures, long enough for the real session at the
+	// end on a loaded machine (MiniBrowser took over 2 s to open its
+	// inspector in a CI run).
+	up := &webkitgtk.Upstream{Driver: path, StartTimeout: 8 * time.Second, NewSessionTimeout: 8 * time.Second}
 	srv := webdriver.NewServer(webdriver.Config{Upstream: up, Sessions: session.NewRegistry()})
 	hs := newServer(t, srv)
 	t.Cleanup(func() { up.Close() })
@@ -188,8 +191,8 @@ func TestNewSessionFailures(t *testing.T) {
 		want       string
 	}{
 		{"exits", "", browser("/bin/false"), "false exited before its inspector server listened"},
-		{"silent", "silent", browser(os.Args[0]), "did not open its inspector within 2s"},
-		{"hangs", "mute", browser(os.Args[0]), "did not create a session within 2s (the browser probably failed to start)"},
+		{"silent", "silent", browser(os.Args[0]), "did not open its inspector within 8s"},
+		{"hangs", "mute", browser(os.Args[0]), "did not create a session within 8s (the browser probably failed to start)"},
 		{"bad args", "", map[string]any{"webkitgtk:browserOptions": map[string]any{"args": "--x"}}, "webkitgtk:browserOptions.args must be an array of strings"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
