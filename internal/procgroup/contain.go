@@ -1,0 +1,74 @@
+package procgroup
+
+import (
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+)
+
+// NamespaceEnv set to "off" keeps supervisors out of PID namespaces
+// (process groups only), e.g. where namespaces misbehave.
+const NamespaceEnv = "WDEXT_PIDNS"
+
+// containment is how a group's processes are held together.
+type containment int
+
+const (
+	// groupsOnly: the supervisor is a subreaper and kills its
+	// descendants when it ends; one killed by SIGKILL leaves them to
+	// the next wdext's Sweep.
+	groupsOnly containment = iota
+	// pidNamespace: the supervisor is the init of a PID namespace; the
+	// kernel kills everything in it when the supervisor dies, however.
+	pidNamespace
+	// userPIDNamespace: the same, in a user namespace of its own that
+	// maps the caller's ids to themselves (without privileges).
+	userPIDNamespace
+)
+
+func (c containment) String() string {
+	switch c {
+	case pidNamespace:
+		return "pid namespace per group"
+	case userPIDNamespace:
+		return "user and pid namespace per group"
+	}
+	return "process groups (no namespace: a wdext killed together with its supervisors leaves its browsers to the next wdext's sweep)"
+}
+
+// attr is the supervisor's SysProcAttr under c.
+func (c containment) attr() *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: true}
+	switch c {
+	case pidNamespace:
+		a.Cloneflags = syscall.CLONE_NEWPID
+	case userPIDNamespace:
+		a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	}
+	return a
+}
+
+// contained is the containment in force, found once by starting a
+// supervisor that exits at once under each, the strongest first (a
+// variable for tests).
+var contained = sync.OnceValue(func() containment {
+	if os.Getenv(NamespaceEnv) == "off" {
+		return groupsOnly
+	}
+	for _, c := range []containment{pidNamespace, userPIDNamespace} {
+		probe := exec.Command("/proc/self/exe")
+		probe.Env = []string{superviseEnv + "=probe"}
+		probe.SysProcAttr = c.attr()
+		if probe.Run() == nil {
+			return c
+		}
+	}
+	return groupsOnly
+})
+
+// Containment says how the groups of this process are held together (for
+// the log).
+func Containment() string { return contained().String() }
