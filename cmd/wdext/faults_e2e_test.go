@@ -118,6 +118,11 @@ func TestKilledChromedriverTakesItsBrowsers(t *testing.T) {
 	assert.NilError(t, syscall.Kill(old, syscall.SIGKILL))
 	assert.Assert(t, within(10*time.Second, func() bool { return len(s.started()) == 0 }),
 		"left after chromedriver died: %v", s.started())
+	// Every session on it is lost: an error, naming them (issue 28).
+	assert.Assert(t, within(10*time.Second, func() bool {
+		return strings.Contains(s.log(), `level=ERROR msg="driver process exited: its sessions are lost"`) &&
+			strings.Contains(s.log(), "sessions=["+id+"]")
+	}), "%s", s.log())
 	assert.Assert(t, within(5*time.Second, func() bool { return len(wdextDirs(t, tmp)) == 0 }), "%v", wdextDirs(t, tmp))
 
 	resp, err := http.Get(s.url + "/session/" + id + "/title")
