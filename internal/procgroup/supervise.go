@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -78,11 +77,14 @@ func supervise(v string) int {
 		return 2
 	}
 	unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-	s := &supervisor{namespace: sp.Namespace}
+	s := &supervisor{namespace: sp.Namespace, hangUp: make(chan struct{})}
 	// Before the command starts: a SIGTERM for the group must not end
-	// the supervisor (Go's default) but be passed on.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// the supervisor (Go's default) but be passed on, and no SIGCHLD may
+	// be missed.
+	s.chld = make(chan os.Signal, 1)
+	signal.Notify(s.chld, syscall.SIGCHLD)
+	s.term = make(chan os.Signal, 4)
+	signal.Notify(s.term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	files := []uintptr{0, 1, 2}
 	for i := range sp.Files {
 		files = append(files, uintptr(3+i))
@@ -101,16 +103,11 @@ func supervise(v string) int {
 	}
 	s.child = pid
 	fmt.Fprintf(line, "started %d\n", s.seenPid(pid))
-	go func() { // owned by the supervisor: ends with its process
-		for sig := range sigs {
-			s.pass(sig.(syscall.Signal))
-		}
-	}()
 	go func() { // owned by the supervisor: ends when the line does
 		io.Copy(io.Discard, in)
-		s.hangUp()
+		close(s.hangUp)
 	}()
-	ws := s.reap()
+	ws := s.run()
 	fmt.Fprintf(line, "exited %d\n", int(ws))
 	if s.endAll() {
 		os.RemoveAll(sp.Dir)
@@ -124,43 +121,40 @@ func supervise(v string) int {
 	return 1
 }
 
-// supervisor is the state a supervisor's goroutines share.
+// supervisor is a supervisor's state. One goroutine, run's, reaps and
+// signals: a pid it signals cannot have been reaped, and so reused,
+// meanwhile.
 type supervisor struct {
 	child     int
 	namespace bool
-	// mu orders signals to the command's group against its reaping:
-	// reaped, its pid (the group id) may be given to someone else.
-	mu     sync.Mutex
-	reaped bool
+	chld      chan os.Signal // SIGCHLD: a process to reap
+	term      chan os.Signal // to pass on to the command's group
+	hangUp    chan struct{}  // closed when the line ends: end at once
 }
 
-// pass passes a signal for the group on to the command's process group.
-func (s *supervisor) pass(sig syscall.Signal) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.reaped {
-		syscall.Kill(-s.child, sig)
-	}
-}
-
-// hangUp ends the group at once: wdext is gone, or wants it gone.
-func (s *supervisor) hangUp() { s.killAll() }
-
-// reap reaps every process that comes to the supervisor until the
-// command itself exits, and returns its status.
-func (s *supervisor) reap() syscall.WaitStatus {
+// run reaps every process that comes to the supervisor as it exits,
+// passes signals on to the command's group, and ends the command when
+// the line ends, until the command has exited; it returns its status.
+func (s *supervisor) run() syscall.WaitStatus {
+	hangUp := s.hangUp
 	for {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, 0, nil)
-		switch {
-		case errors.Is(err, syscall.EINTR):
-		case err != nil:
-			return ws // ECHILD: cannot be while the command runs
-		case pid == s.child:
-			s.mu.Lock()
-			s.reaped = true
-			s.mu.Unlock()
-			return ws
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if pid == s.child {
+				return ws
+			}
+			if pid <= 0 && !errors.Is(err, syscall.EINTR) {
+				break // none to reap now
+			}
+		}
+		select {
+		case <-s.chld:
+		case sig := <-s.term:
+			syscall.Kill(-s.child, sig.(syscall.Signal))
+		case <-hangUp:
+			syscall.Kill(-s.child, syscall.SIGKILL)
+			hangUp = nil
 		}
 	}
 }
@@ -198,16 +192,15 @@ func (s *supervisor) killAll() {
 		syscall.Kill(-1, syscall.SIGKILL)
 		return
 	}
-	me := os.Getpid()
-	children := map[int][]int{}
+	children := map[int][]Proc{}
 	for _, p := range Scan() {
-		children[p.PPid] = append(children[p.PPid], p.Pid)
+		children[p.PPid] = append(children[p.PPid], p)
 	}
-	next := children[me]
+	next := children[os.Getpid()]
 	for len(next) > 0 {
-		pid := next[len(next)-1]
-		next = append(next[:len(next)-1], children[pid]...)
-		syscall.Kill(pid, syscall.SIGKILL)
+		p := next[len(next)-1]
+		next = append(next[:len(next)-1], children[p.Pid]...)
+		kill(p)
 	}
 }
 
@@ -247,4 +240,18 @@ func nsPid(pid int) int {
 		}
 	}
 	return 0
+}
+
+// kill sends SIGKILL to p if it is still the process Scan saw: pinned by a
+// pidfd (os.FindProcess) and checked after, so that a pid reused
+// meanwhile (p reaped by its parent) is never signalled.
+func kill(p Proc) {
+	h, err := os.FindProcess(p.Pid)
+	if err != nil {
+		return
+	}
+	defer h.Release()
+	if q, ok := stat(p.Pid); ok && q.Start == p.Start {
+		h.Signal(syscall.SIGKILL)
+	}
 }
