@@ -174,70 +174,90 @@ func zombies(g *Group) []int {
 	return out
 }
 
+// killedParent is a wdext (this test binary, see TestMain) that has
+// started familyScript's group, and what the test learnt of it.
+type killedParent struct {
+	cmd        *exec.Cmd
+	supervisor int
+	mark, dir  string
+	pids       []int // the family
+}
+
+// startParent starts a killedParent under the containment in force and
+// waits for its family to start.
+func startParent(t *testing.T) *killedParent {
+	t.Helper()
+	p := &killedParent{cmd: exec.Command(os.Args[0], "-test.run=^$")}
+	p.cmd.Env = append(os.Environ(), "PROCGROUP_TEST_PARENT=1")
+	if contained() == groupsOnly {
+		p.cmd.Env = append(p.cmd.Env, NamespaceEnv+"=off")
+	}
+	out, err := p.cmd.StdoutPipe()
+	assert.NilError(t, err)
+	assert.NilError(t, p.cmd.Start())
+	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	assert.Assert(t, sc.Scan())
+	_, err = fmt.Sscan(sc.Text(), &p.supervisor, &p.mark, &p.dir)
+	assert.NilError(t, err, "%s", sc.Text())
+	for deadline := time.Now().Add(10 * time.Second); len(p.pids) < 3; p.pids = marked(p.mark) {
+		assert.Assert(t, time.Now().Before(deadline), "the family did not start: %v", p.pids)
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Cleanup(func() {
+		for _, pid := range p.pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		os.RemoveAll(p.dir)
+	})
+	for _, err := os.Stat(filepath.Join(p.dir, "profile")); err != nil; _, err = os.Stat(filepath.Join(p.dir, "profile")) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return p
+}
+
+// waitFor polls ok for up to 10 s.
+func waitFor(ok func() bool) {
+	for deadline := time.Now().Add(10 * time.Second); !ok() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // A wdext killed by SIGKILL leaves nothing of its groups: no process, not
 // the one that left the group, and no TMPDIR — without a next wdext to
 // sweep (issue 28: its browsers lived on until another wdext started).
 func TestKilledParentLeavesNothing(t *testing.T) {
 	eachContainment(t, func(t *testing.T) {
-		parent := exec.Command(os.Args[0], "-test.run=^$")
-		parent.Env = append(os.Environ(), "PROCGROUP_TEST_PARENT=1")
-		if contained() == groupsOnly {
-			parent.Env = append(parent.Env, NamespaceEnv+"=off")
-		}
-		out, err := parent.StdoutPipe()
-		assert.NilError(t, err)
-		assert.NilError(t, parent.Start())
-		t.Cleanup(func() { parent.Process.Kill(); parent.Wait() })
-		sc := bufio.NewScanner(out)
-		assert.Assert(t, sc.Scan())
-		var supervisor int
-		var mark, dir string
-		_, err = fmt.Sscan(sc.Text(), &supervisor, &mark, &dir)
-		assert.NilError(t, err, "%s", sc.Text())
-		var pids []int
-		for deadline := time.Now().Add(10 * time.Second); len(pids) < 3; pids = marked(mark) {
-			assert.Assert(t, time.Now().Before(deadline), "the family did not start: %v", pids)
-			time.Sleep(10 * time.Millisecond)
-		}
-		t.Cleanup(func() {
-			for _, pid := range pids {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			os.RemoveAll(dir)
+		p := startParent(t)
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+		waitFor(func() bool {
+			_, err := os.Stat(p.dir)
+			return len(marked(p.mark)) == 0 && !running(p.supervisor) && os.IsNotExist(err)
 		})
-		for _, err := os.Stat(filepath.Join(dir, "profile")); err != nil; _, err = os.Stat(filepath.Join(dir, "profile")) {
-			time.Sleep(10 * time.Millisecond)
-		}
-
-		parent.Process.Kill()
-		parent.Wait()
-		gone := func() bool {
-			_, err := os.Stat(dir)
-			return len(marked(mark)) == 0 && !running(supervisor) && os.IsNotExist(err)
-		}
-		for deadline := time.Now().Add(10 * time.Second); !gone() && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
-		}
-		_, err = os.Stat(dir)
-		assert.Assert(t, os.IsNotExist(err), "TMPDIR %s left", dir)
-		assert.DeepEqual(t, marked(mark), []int(nil))
-		assert.Assert(t, !running(supervisor), "supervisor %d left", supervisor)
+		_, err := os.Stat(p.dir)
+		assert.Assert(t, os.IsNotExist(err), "TMPDIR %s left", p.dir)
+		assert.DeepEqual(t, marked(p.mark), []int(nil))
+		assert.Assert(t, !running(p.supervisor), "supervisor %d left", p.supervisor)
 	})
 }
 
-// In a PID namespace, the kernel ends the group even when its supervisor
-// is killed outright (by the OOM killer, say); its TMPDIR is then left to
-// the next wdext's Sweep.
-func TestKilledSupervisorEndsNamespace(t *testing.T) {
+// In a PID namespace, the kernel ends the group even when wdext and the
+// supervisor are killed outright together (the OOM killer, a cgroup's
+// end), neither seeing the other die; the TMPDIR is then left to the next
+// wdext's Sweep.
+func TestKilledWithSupervisorEndsNamespace(t *testing.T) {
 	if contained() == groupsOnly {
 		t.Skip("no PID namespace here")
 	}
-	g, pids := family(t)
-	assert.NilError(t, g.cmd.Process.Kill())
-	waitDone(t, g)
-	for _, pid := range pids {
-		assert.Assert(t, !running(pid), "pid %d still running", pid)
-	}
+	p := startParent(t)
+	assert.NilError(t, p.cmd.Process.Signal(syscall.SIGSTOP))
+	assert.NilError(t, syscall.Kill(p.supervisor, syscall.SIGSTOP))
+	assert.NilError(t, syscall.Kill(p.supervisor, syscall.SIGKILL))
+	p.cmd.Process.Kill()
+	p.cmd.Wait()
+	waitFor(func() bool { return len(marked(p.mark)) == 0 })
+	assert.DeepEqual(t, marked(p.mark), []int(nil))
 }
 
 // deadRun returns the run id of a process that has exited.
