@@ -7,8 +7,12 @@ import (
 	"syscall"
 )
 
-// NamespaceEnv set to "off" keeps supervisors out of PID namespaces
-// (process groups only), e.g. where namespaces misbehave.
+// NamespaceEnv set to "on" puts each supervisor in a PID namespace of its
+// own, where the machine allows one. Not the default: the namespace's
+// processes see their own pids but the machine's /proc, so a browser
+// reads another process's figures for its children (Chromium's
+// SystemInfo.getProcessInfo) and reports pids that name other processes
+// outside.
 const NamespaceEnv = "WDEXT_PIDNS"
 
 // containment is how a group's processes are held together.
@@ -16,8 +20,8 @@ type containment int
 
 const (
 	// groupsOnly: the supervisor is a subreaper and kills its
-	// descendants when it ends; one killed by SIGKILL leaves them to
-	// the next wdext's Sweep.
+	// descendants when it ends; one killed by SIGKILL leaves what its
+	// command started to the next wdext's Sweep.
 	groupsOnly containment = iota
 	// pidNamespace: the supervisor is the init of a PID namespace; the
 	// kernel kills everything in it when the supervisor dies, however.
@@ -34,7 +38,7 @@ func (c containment) String() string {
 	case userPIDNamespace:
 		return "user and pid namespace per group"
 	}
-	return "process groups (no namespace: a wdext killed together with its supervisors leaves its browsers to the next wdext's sweep)"
+	return "supervised process groups (no namespace: a wdext killed together with its supervisors leaves its browsers to the next wdext's sweep)"
 }
 
 // attr is the supervisor's SysProcAttr under c.
@@ -51,13 +55,18 @@ func (c containment) attr() *syscall.SysProcAttr {
 	return a
 }
 
-// contained is the containment in force, found once by starting a
-// supervisor that exits at once under each, the strongest first (a
-// variable for tests).
+// contained is the containment in force (a variable for tests): process
+// groups, or with NamespaceEnv "on" the strongest available.
 var contained = sync.OnceValue(func() containment {
-	if os.Getenv(NamespaceEnv) == "off" {
+	if os.Getenv(NamespaceEnv) != "on" {
 		return groupsOnly
 	}
+	return available()
+})
+
+// available is the strongest containment this machine allows, found once
+// by starting a supervisor that exits at once under each.
+var available = sync.OnceValue(func() containment {
 	for _, c := range []containment{pidNamespace, userPIDNamespace} {
 		probe := exec.Command("/proc/self/exe")
 		probe.Env = []string{superviseEnv + "=probe"}

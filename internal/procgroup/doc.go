@@ -10,9 +10,9 @@
 //     with the group's marker in its environment (naming the wdext run and
 //     the group; the processes it starts inherit it) and a TMPDIR of its
 //     own (where a driver puts profiles);
-//   - is the reaper of the whole group: its parent, a subreaper, and in a
-//     PID namespace of its own that namespace's init, so every orphan
-//     comes to it; it reaps each one as it exits. No process wdext waits
+//   - is the reaper of the whole group: its parent, a subreaper (and with
+//     a PID namespace, that namespace's init), so every orphan comes to
+//     it; it reaps each one as it exits. No process wdext waits
 //     for through os/exec is ever reaped by anyone else, and wdext itself
 //     reaps only its supervisors;
 //   - when the command exits, or the line reads EOF — wdext closed it,
@@ -29,13 +29,14 @@
 //   - wdext signals only its supervisors, whose pids cannot be reused
 //     while it has not reaped them; the supervisor signals the command's
 //     group only until it has reaped the command.
-//   - Containment, chosen once: a PID namespace per group, else a user
-//     and PID namespace (without privileges), else none (NamespaceEnv
-//     "off" too). With a namespace, a supervisor killed outright (the OOM
-//     killer) takes its group along: the kernel kills a namespace whose
-//     init dies. Without, its command has a parent-death signal, and what
-//     the command started is left to the sweep. wdext logs which one is in
-//     force.
+//   - Containment, chosen once: process groups; with NamespaceEnv "on", a
+//     PID namespace per group, else a user and PID namespace (without
+//     privileges), if available. With a namespace, a supervisor killed
+//     outright (the OOM killer) takes its group along: the kernel kills a
+//     namespace whose init dies; but its processes read the machine's
+//     /proc with their own pids. Without, the command has a parent-death
+//     signal, and what it started is left to the sweep. wdext logs which
+//     one is in force.
 //   - Group.Pid is the command's pid as /proc shows it, outside any
 //     namespace (browsers inside see their own numbering).
 //   - When the supervisor is gone, wdext ends what still carries the

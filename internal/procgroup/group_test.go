@@ -40,7 +40,7 @@ const familyScript = `sleep 60 & setsid sleep 60 & echo x > "$TMPDIR/profile"; w
 func eachContainment(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
 	cs := []containment{groupsOnly}
-	if c := contained(); c != groupsOnly {
+	if c := available(); c != groupsOnly {
 		cs = append([]containment{c}, cs...)
 	}
 	for _, c := range cs {
@@ -191,6 +191,8 @@ func startParent(t *testing.T) *killedParent {
 	p.cmd.Env = append(os.Environ(), "PROCGROUP_TEST_PARENT=1")
 	if contained() == groupsOnly {
 		p.cmd.Env = append(p.cmd.Env, NamespaceEnv+"=off")
+	} else {
+		p.cmd.Env = append(p.cmd.Env, NamespaceEnv+"=on")
 	}
 	out, err := p.cmd.StdoutPipe()
 	assert.NilError(t, err)
@@ -247,9 +249,12 @@ func TestKilledParentLeavesNothing(t *testing.T) {
 // end), neither seeing the other die; the TMPDIR is then left to the next
 // wdext's Sweep.
 func TestKilledWithSupervisorEndsNamespace(t *testing.T) {
-	if contained() == groupsOnly {
+	if available() == groupsOnly {
 		t.Skip("no PID namespace here")
 	}
+	old := contained
+	contained = available
+	t.Cleanup(func() { contained = old })
 	p := startParent(t)
 	assert.NilError(t, p.cmd.Process.Signal(syscall.SIGSTOP))
 	assert.NilError(t, syscall.Kill(p.supervisor, syscall.SIGSTOP))
