@@ -173,6 +173,7 @@ func (s *Server) register(ctx context.Context, r *http.Request, reply []byte, in
 		}
 	}
 	s.cfg.Sessions.Add(sess)
+	s.watchDriver(in)
 	s.cfg.Log.Debug("session created", "session", sess.ID, "browser", sess.BrowserName, "upstream", in.URL.Redacted())
 	return reply, sess.ID
 }

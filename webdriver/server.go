@@ -60,6 +60,8 @@ type Server struct {
 	build   sync.Once
 	router  *mux.Router
 	handler http.Handler
+
+	deaths driverDeaths
 }
 
 type nativeKey struct{ session, path string }
@@ -144,8 +146,10 @@ func (s *Server) DeleteSession(ctx context.Context, sess *session.Session, why s
 	}
 }
 
-// Shutdown deletes every live session upstream, concurrently.
+// Shutdown deletes every live session upstream, concurrently. The drivers
+// that end from now on are not reported as lost.
 func (s *Server) Shutdown(ctx context.Context) {
+	s.deaths.stopWatching()
 	var wg sync.WaitGroup
 	for _, sess := range s.cfg.Sessions.All() {
 		wg.Add(1)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/internal/procgroup"
 )
 
 // Faults of the processes around wdext (issue 12): a browser wdext caused
@@ -117,6 +118,11 @@ func TestKilledChromedriverTakesItsBrowsers(t *testing.T) {
 	assert.NilError(t, syscall.Kill(old, syscall.SIGKILL))
 	assert.Assert(t, within(10*time.Second, func() bool { return len(s.started()) == 0 }),
 		"left after chromedriver died: %v", s.started())
+	// Every session on it is lost: an error, naming them (issue 28).
+	assert.Assert(t, within(10*time.Second, func() bool {
+		return strings.Contains(s.log(), `level=ERROR msg="driver process exited: its sessions are lost"`) &&
+			strings.Contains(s.log(), "sessions=["+id+"]")
+	}), "%s", s.log())
 	assert.Assert(t, within(5*time.Second, func() bool { return len(wdextDirs(t, tmp)) == 0 }), "%v", wdextDirs(t, tmp))
 
 	resp, err := http.Get(s.url + "/session/" + id + "/title")
@@ -127,23 +133,70 @@ func TestKilledChromedriverTakesItsBrowsers(t *testing.T) {
 	assert.Assert(t, s.pidOf(t, "chromedriver") != old)
 }
 
-// A wdext killed outright takes its chromedriver along (parent-death
-// signal), and the next wdext ends the browsers and profiles it left.
+// A wdext killed outright leaves nothing of its drivers: no browser, no
+// driver, no profile directory, without a next wdext (issue 28: 2
+// sessions left 18 processes and 1.8 GB until another wdext started). The
+// issue's bound is 5 s; the test waits for the end, not for a time, and
+// reports how long it took.
+func TestKilledWdextLeavesNothing(t *testing.T) {
+	chromiumtest.Require(t)
+	tmp := shortTempDir(t)
+	s := startServeEnv(t, []string{"TMPDIR=" + tmp})
+	s.newSession(t)
+	s.newSession(t)
+	assert.Assert(t, s.browsers() > 0)
+	assert.Assert(t, len(wdextDirs(t, tmp)) > 0)
+	killed := time.Now()
+	assert.NilError(t, s.cmd.Process.Kill())
+	<-s.exited
+	gone := within(60*time.Second, func() bool { return len(s.started()) == 0 && len(wdextDirs(t, tmp)) == 0 })
+	t.Logf("all gone %v after SIGKILL (%s)", time.Since(killed).Round(time.Millisecond), containment(s.log()))
+	assert.Assert(t, gone, "left after wdext was killed: %v, %v", s.started(), wdextDirs(t, tmp))
+	profiles, _, _ := profileDirs(tmp)
+	assert.DeepEqual(t, profiles, []string(nil))
+	assert.Assert(t, strings.Contains(s.log(), `msg="driver processes contained by"`), "%s", s.log())
+}
+
+// containment is the mechanism a wdext's log says is in force.
+func containment(log string) string {
+	_, rest, ok := strings.Cut(log, `msg="driver processes contained by" mechanism=`)
+	if !ok {
+		return "mechanism not logged"
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	return line
+}
+
+// Where no namespace holds a wdext's drivers, and the wdext is killed
+// together with their supervisors (as by a cgroup's end, or the OOM
+// killer), the next wdext ends the browsers and profiles it left.
 func TestKilledWdextIsSweptByTheNext(t *testing.T) {
 	chromiumtest.Require(t)
 	tmp := shortTempDir(t)
-	env := []string{"TMPDIR=" + tmp}
+	env := []string{"TMPDIR=" + tmp, procgroup.NamespaceEnv + "=off"}
 	first := startServeEnv(t, env)
 	first.newSession(t)
 	first.newSession(t)
 	driverPid := first.pidOf(t, "chromedriver")
+	// All at once: stopped first, neither wdext nor a supervisor sees the
+	// other die and cleans up.
+	assert.NilError(t, first.cmd.Process.Signal(syscall.SIGSTOP))
+	supervisors := children(first.cmd.Process.Pid)
+	assert.Assert(t, len(supervisors) > 0)
+	for _, pid := range supervisors {
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}
+	for _, pid := range supervisors {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 	assert.NilError(t, first.cmd.Process.Kill())
 	<-first.exited
 	assert.Assert(t, within(5*time.Second, func() bool {
 		_, alive := e2e.MarkedProcesses(first.mark)[driverPid]
 		return !alive
-	}), "chromedriver outlived the wdext that started it")
+	}), "chromedriver outlived the supervisor that started it")
 	assert.Assert(t, len(wdextDirs(t, tmp)) > 0, "the test needs a killed run's directory")
+	assert.Assert(t, first.browsers() > 0, "the test needs a killed run's browsers")
 
 	second := startServeEnv(t, env)
 	assert.Assert(t, strings.Contains(second.log(), "ended what a killed wdext left"), "%s", second.log())
@@ -152,6 +205,53 @@ func TestKilledWdextIsSweptByTheNext(t *testing.T) {
 	firstDirs, err := filepath.Glob(filepath.Join(tmp, fmt.Sprintf("wdext-%d.*", first.cmd.Process.Pid)))
 	assert.NilError(t, err)
 	assert.Equal(t, len(firstDirs), 0, "%v\n%s", firstDirs, second.log())
+}
+
+// children lists the processes whose parent is pid.
+func children(pid int) []int {
+	var out []int
+	for _, p := range procgroup.Scan() {
+		if p.PPid == pid && !p.Exited() {
+			out = append(out, p.Pid)
+		}
+	}
+	return out
+}
+
+// Sessions created and deleted one after another leave no zombie behind:
+// the processes a browser leaves when it ends are reaped as they exit
+// (issue 28: 84 sessions left 860 zombies, about ten per session). A
+// process that has just exited is a zombie until its reaper runs: after
+// each deletion the test waits until at most one is left.
+func TestSessionsLeaveNoZombies(t *testing.T) {
+	chromiumtest.Require(t)
+	const n = 50
+	s := startServe(t)
+	wdext := s.cmd.Process.Pid
+	most, seen := 0, 0
+	for i := range n {
+		id := s.newSession(t)
+		status, body := s.delete(t, "/session/"+id)
+		assert.Equal(t, status, 200, body)
+		seen = max(seen, len(e2e.Zombies(wdext)))
+		var left []int
+		z := settle(true, func() bool { left = e2e.Zombies(wdext); return len(left) <= 1 })
+		most = max(most, len(left))
+		assert.Assert(t, z, "after session %d of %d, %d zombies below wdext: %v", i+1, n, len(left), left)
+	}
+	t.Logf("%d sessions: at most %d zombies held (at most %d seen at once right after a deletion)", n, most, seen)
+}
+
+// delete sends DELETE and returns the status and body.
+func (s *served) delete(t *testing.T, path string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodDelete, s.url+path, nil)
+	assert.NilError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	assert.NilError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // On SIGTERM wdext is gone only once its browsers are, and leaves no

@@ -62,10 +62,9 @@ func gridConfigs(t *testing.T) map[string]string {
 
 // javaProcess runs the Grid's jar with args as a process group of its own
 // with a parent-death signal, its output in a file of the test's; the
-// group is ended (SIGTERM, then SIGKILL) when the test ends. Not
-// internal/procgroup: it would make the test process a subreaper, and the
-// orphans of other tests' shells (the README's page server) would then
-// linger as its unreaped zombies.
+// group is ended (SIGTERM, then SIGKILL) when the test ends (java leaves
+// no process of its own behind: internal/procgroup's supervisor is not
+// needed).
 func javaProcess(t *testing.T, jar, name string, args ...string) {
 	t.Helper()
 	logf, err := os.Create(filepath.Join(t.TempDir(), name+".log"))

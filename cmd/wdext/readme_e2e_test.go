@@ -252,25 +252,8 @@ func (sh *shell) stop(t *testing.T) {
 	}
 	sh.wait() // reaped: a zombie still counts in its group
 	pgid := sh.cmd.Process.Pid
-	gone := settle(true, func() bool {
-		reapGroup(pgid)
-		return syscall.Kill(-pgid, 0) == syscall.ESRCH
-	})
+	gone := settle(true, func() bool { return syscall.Kill(-pgid, 0) == syscall.ESRCH })
 	assert.Assert(t, gone, "processes left in the examples' shell's group %d", sh.cmd.Process.Pid)
-}
-
-// reapGroup reaps the group's processes that are this process's children.
-// The shell's orphans (the page server, killed with it) are, when a test
-// in this package has made this process a subreaper by starting a driver
-// in it through internal/procgroup; unreaped, their zombies would count
-// as left in the group.
-func reapGroup(pgid int) {
-	for {
-		pid, err := syscall.Wait4(-pgid, nil, syscall.WNOHANG, nil)
-		if pid <= 0 || err != nil {
-			return
-		}
-	}
 }
 
 // runScript runs file with interpreter: node for the ES modules, Debian's

@@ -195,7 +195,7 @@ func TestServeSignalShutdown(t *testing.T) {
 
 			s.signalAndWait(t, sig)
 			assert.Assert(t, strings.Contains(s.log(), `msg="shutting down" sessions=2`), "%s", s.log())
-			assert.Assert(t, !strings.Contains(s.log(), "level=WARN"), "%s", s.log())
+			assert.Assert(t, !strings.Contains(s.log(), "level=WARN") && !strings.Contains(s.log(), "level=ERROR"), "%s", s.log())
 
 			left := settle(0, func() int { return len(e2e.MarkedProcesses(s.mark)) })
 			assert.Equal(t, left, 0, "left behind: %v", e2e.MarkedProcesses(s.mark))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 
@@ -54,4 +55,29 @@ func TestServeWebKitGTK(t *testing.T) {
 	assert.Assert(t, strings.Contains(s.log(), `msg="shutting down" sessions=2`), "%s", s.log())
 	left := settle(0, func() int { return len(e2e.MarkedProcesses(s.mark)) })
 	assert.Equal(t, left, 0, "left behind: %v", e2e.MarkedProcesses(s.mark))
+}
+
+// A wdext serving WebKitGTK killed outright leaves nothing: no Xvfb, no
+// WebKitWebDriver, no MiniBrowser or its WebKit processes, no TMPDIR —
+// without a next wdext (issue 28).
+func TestKilledWebKitGTKServeLeavesNothing(t *testing.T) {
+	webkitgtktest.Require(t)
+	tmp := shortTempDir(t)
+	s := startServeEnv(t, []string{"TMPDIR=" + tmp}, "--engine", "webkitgtk")
+	for range 2 {
+		status, body := s.post(t, "/session", `{"capabilities":{"alwaysMatch":{}}}`)
+		assert.Equal(t, status, 200, body)
+	}
+	comms := map[string]int{}
+	for _, c := range s.started() {
+		comms[c]++
+	}
+	assert.Equal(t, comms["MiniBrowser"], 2, "%v", comms)
+	assert.Assert(t, len(wdextDirs(t, tmp)) >= 5, "%v", wdextDirs(t, tmp)) // Xvfb, 2 drivers, 2 browsers
+	killed := time.Now()
+	assert.NilError(t, s.cmd.Process.Kill())
+	<-s.exited
+	gone := within(60*time.Second, func() bool { return len(s.started()) == 0 && len(wdextDirs(t, tmp)) == 0 })
+	t.Logf("all gone %v after SIGKILL (%s)", time.Since(killed).Round(time.Millisecond), containment(s.log()))
+	assert.Assert(t, gone, "left after wdext was killed: %v, %v", s.started(), wdextDirs(t, tmp))
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wdext/wdext/engine/chromium/chromiumtest"
+	"github.com/wdext/wdext/internal/e2e"
 )
 
 // soakSessionTimeout is wdext's --session-timeout in the soak.
@@ -51,9 +53,16 @@ const soakSessionTimeout = 5 * time.Second
 //     once: ≤ 2 per client), RSS ≤ start + 100 MB and never above 1 GB;
 //     threads are only reported (the Go runtime keeps the threads it
 //     made);
+//   - zombies below wdext (whose parent is wdext or a live descendant):
+//     sampled every 250 ms, none is held through soakZombieHeld (5 s) of
+//     samples but at most one, and at quiescence at most one is left
+//     (processes are reaped as they exit: issue 28's 860 were not);
 //   - after SIGTERM wdext exits cleanly within 60 s, no process of the
 //     run is left and no chromedriver profile directory (scoped_dir) is
-//     left in the run's own TMPDIR.
+//     left in the run's own TMPDIR;
+//   - then a second wdext with 2 sessions is killed by SIGKILL: no process
+//     of it, no group TMPDIR and no profile is left (waited for up to
+//     60 s, the time reported), without a next wdext.
 func TestSoak(t *testing.T) {
 	chromiumtest.Require(t)
 	dur := soakEnvDuration(t, "WDEXT_SOAK", 60*time.Second)
@@ -103,6 +112,11 @@ func TestSoak(t *testing.T) {
 		drivers          int
 		browsersMax      int
 		profilesMax      int
+		zombiesMax       int   // at one sample
+		zombiesHeld      []int // through soakZombieHeld of samples
+		zombiesQuiet     = -1
+		killLeft         = -1 // processes and directories left after SIGKILL
+		killTook         time.Duration
 		profilesQuiet    []string
 		logFrom, logTo   int
 		quiesced, exited bool
@@ -115,11 +129,13 @@ func TestSoak(t *testing.T) {
 		line := fmt.Sprintf("soak: %v %d clients (seed %d): %d commands (%d ok), %d faults (%d renderer, %d browser, %d chromedriver; skipped %s), "+
 			"%d aborts (%d new session), %d sessions created, errors by code %s, %d hangs, %d problems, "+
 			"wdext RSS start/max/end %d/%d/%d MB (VmHWM %d), fds %d/%d/%d, threads %d/%d/%d, goroutines %d/%d/%d, browsers max %d, profiles max %d, "+
+			"zombies max %d, held %d, at quiescence %d, left %d in %v after SIGKILL, "+
 			"leftover procs at quiescence %s / after exit %s, leftover profiles at quiescence %s / after exit %s (singleton dirs %d, other TMPDIR entries %d)",
 			dur, nClients, seed, st.commands, st.ok, soakSum(st.faults), st.faults[kindRenderer], st.faults[kindBrowser], st.faults[kindDriver], soakCounts(st.skipped),
 			st.aborts, st.abortsOp[opNewSession], st.sessions, soakCounts(st.errors), st.hangs, st.nProblems,
 			mb(start.rssKB), mb(peak.rssKB), mb(end.rssKB), mb(end.hwmKB), start.fds, peak.fds, end.fds, start.threads, peak.threads, end.threads,
 			gStart, gMax, gEnd, browsersMax, profilesMax,
+			zombiesMax, len(zombiesHeld), zombiesQuiet, killLeft, killTook.Round(time.Millisecond),
 			soakOrUnknown(quiesced, len(leftQuiet)), soakOrUnknown(exited, len(leftExit)), soakOrUnknown(quiesced, len(profilesQuiet)), soakOrUnknown(exited, len(profiles)), len(singl), len(otherTmp))
 		t.Log(line)
 		fmt.Fprintln(os.Stderr, line)
@@ -184,6 +200,7 @@ func TestSoak(t *testing.T) {
 	st.mu.Lock()
 	st.start = time.Now()
 	st.mu.Unlock()
+	zombies := newZombieWatch(int(soakZombieHeld / (250 * time.Millisecond)))
 	stopSampler := make(chan struct{})
 	var samplerDone sync.WaitGroup
 	samplerDone.Add(1)
@@ -211,9 +228,11 @@ func TestSoak(t *testing.T) {
 				}
 			}
 			pr, _, _ := profileDirs(tmp)
+			z := zombies.sample(e2e.Zombies(self))
 			st.mu.Lock()
 			browsersMax = max(browsersMax, n)
 			profilesMax = max(profilesMax, len(pr))
+			zombiesMax = max(zombiesMax, z)
 			st.mu.Unlock()
 		}
 	}()
@@ -281,6 +300,9 @@ func TestSoak(t *testing.T) {
 	}
 	close(stopSampler)
 	samplerDone.Wait()
+	st.mu.Lock()
+	zombiesHeld = zombies.held
+	st.mu.Unlock()
 
 	// After the soak: wdext still creates sessions.
 	if err := clients[0].sanity(); err != nil {
@@ -312,6 +334,9 @@ func TestSoak(t *testing.T) {
 			leftQuiet = append(leftQuiet, p)
 		}
 	}
+	var zq []int
+	settle(true, func() bool { zq = e2e.Zombies(self); return len(zq) <= 1 })
+	zombiesQuiet = len(zq)
 	quiesced = true
 	time.Sleep(time.Second)
 	end, err = readProcFigures(self)
@@ -336,6 +361,29 @@ func TestSoak(t *testing.T) {
 	leftExit = runProcesses(s.mark, self)
 	profiles, singl, otherTmp = profileDirs(tmp)
 	exited = true
+
+	// SIGKILL: a second wdext with 2 sessions, killed outright.
+	k := startServe(t)
+	k.newSession(t)
+	k.newSession(t)
+	killed := time.Now()
+	if err := k.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-k.exited
+	kill := k.cmd.Process.Pid
+	killDirs := func() []string {
+		d, _ := filepath.Glob(filepath.Join(tmp, fmt.Sprintf("wdext-%d.*", kill)))
+		pr, _, _ := profileDirs(tmp)
+		return append(d, pr...)
+	}
+	killLeftovers := func() int { return len(runProcesses(k.mark, kill)) + len(killDirs()) }
+	for deadline := time.Now().Add(60 * time.Second); killLeftovers() > 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	killTook = time.Since(killed)
+	killProcs, killLeftDirs := runProcesses(k.mark, kill), killDirs()
+	killLeft = len(killProcs) + len(killLeftDirs)
 
 	// The verdict.
 	st.mu.Lock()
@@ -374,6 +422,15 @@ func TestSoak(t *testing.T) {
 	}
 	if peak.rssKB > 1<<20 {
 		t.Errorf("wdext's RSS peaked at %d MB (bound 1 GB)", peak.rssKB>>10)
+	}
+	if len(zombiesHeld) > 1 {
+		t.Errorf("%d zombies below wdext were held through %v of samples (bound 1): %v", len(zombiesHeld), soakZombieHeld, zombiesHeld)
+	}
+	if zombiesQuiet > 1 {
+		t.Errorf("with every known session deleted, %d zombies are left below wdext: %v", zombiesQuiet, zq)
+	}
+	if killLeft > 0 {
+		t.Errorf("%v after SIGKILL of a wdext with 2 sessions, left: %s; directories %v", killTook.Round(time.Millisecond), soakJoinProcs(killProcs), killLeftDirs)
 	}
 	if len(leftExit) > 0 {
 		t.Errorf("after wdext exited, %d processes of the run are left: %s", len(leftExit), soakJoinProcs(leftExit))

@@ -101,6 +101,32 @@ func soakSchedDump(s *served, from int, timeout time.Duration) (goroutines, thre
 	return 0, 0, false
 }
 
+// soakZombieHeld is how long a zombie must stay, sample after sample, to
+// count as held rather than about to be reaped.
+const soakZombieHeld = 5 * time.Second
+
+// zombieWatch follows the zombies of successive samples.
+type zombieWatch struct {
+	n    int         // samples in a row that make a zombie held
+	runs map[int]int // zombie → samples in a row it was seen in
+	held []int
+}
+
+func newZombieWatch(n int) *zombieWatch { return &zombieWatch{n: n} }
+
+// sample takes the zombies of one sample and returns how many there are.
+func (w *zombieWatch) sample(pids []int) int {
+	next := make(map[int]int, len(pids))
+	for _, pid := range pids {
+		next[pid] = w.runs[pid] + 1
+		if next[pid] == w.n {
+			w.held = append(w.held, pid)
+		}
+	}
+	w.runs = next
+	return len(pids)
+}
+
 // A process of the run, by what it is.
 const (
 	kindDriver   = "chromedriver"

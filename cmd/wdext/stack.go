@@ -42,6 +42,7 @@ func (f *serverFlags) build() (*stack, error) {
 	if procs, dirs := procgroup.Sweep(); procs+dirs > 0 {
 		log.Info("ended what a killed wdext left", "processes", procs, "directories", dirs)
 	}
+	log.Info("driver processes contained by", "mechanism", procgroup.Containment())
 	m, commands, err := f.launch(log)
 	if err != nil {
 		return nil, err

@@ -141,7 +141,7 @@ func (u *Upstream) startBrowser(ctx context.Context, display string, l launch, t
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
-		ports, err := listeningPorts(cmd.Process.Pid)
+		ports, err := listeningPorts(p.group.Pid())
 		if err == nil && ports[httpPort] && len(ports) == 2 {
 			// The target list is read once, before the driver attaches:
 			// it shows the browser's first page, and the automation

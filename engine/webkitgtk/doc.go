@@ -19,7 +19,8 @@
 //
 // Rules:
 //
-//   - Browser and driver are two process groups (internal/procgroup);
+//   - Browser and driver are two process groups (internal/procgroup,
+//     each under a supervisor);
 //     Delete Session, a failed new session and Close kill both, and either
 //     one dying takes the other along, so that the session answers
 //     "invalid session id".

@@ -31,3 +31,30 @@ func MarkedProcesses(env string) map[int]string {
 	}
 	return out
 }
+
+// Zombies lists the zombies below process root: those whose parent is
+// root or a live descendant of it (a driver's supervisor, a driver, a
+// browser), that is, zombies only root's side of the tree would reap.
+func Zombies(root int) []int {
+	procs := procgroup.Scan()
+	parent := map[int]int{}
+	for _, p := range procs {
+		parent[p.Pid] = p.PPid
+	}
+	below := func(pid int) bool {
+		for seen := 0; pid > 1 && seen < len(procs); seen++ {
+			if pid == root {
+				return true
+			}
+			pid = parent[pid]
+		}
+		return false
+	}
+	var out []int
+	for _, p := range procs {
+		if p.State == 'Z' && below(p.PPid) {
+			out = append(out, p.Pid)
+		}
+	}
+	return out
+}
