@@ -59,7 +59,7 @@ func forceEverywhere(t *testing.T, env *webkitgtktest.Env, pages *e2e.Pages, for
 	c := e2e.NewRawSession(t, env.URL, map[string]any{})
 
 	c.Call("POST", "/url", map[string]any{"url": pages.A + "/forcesample/top.html?cross=" + pages.B + "&nested=" + pages.C}, nil)
-	wkAwait(c, `await window.framesLoaded; window.second = new Profiler({sampleInterval: 10000, maxBufferSize: 100});`)
+	wkAwait(c, `await window.framesLoaded; window.second = new Profiler({sampleInterval: 600000, maxBufferSize: 100});`)
 	var first string
 	c.Call("GET", "/window", nil, &first)
 	// WebKitGTK blocks window.open from scripts: New Window instead.
