@@ -119,6 +119,16 @@ func TestCommandsOnBadPages(t *testing.T) {
 		}, stateCase{wire.Timeout, nil}},
 		{"alert", func(t *testing.T, s *rawSession) {
 			s.script(t, `setTimeout(() => alert("hello there"), 10)`)
+			// Open once chromedriver sees it: until then the page may
+			// still be busy (on CI's loaded run the first command found
+			// its main thread busy, and the alert open only after).
+			for i := 0; ; i++ {
+				if _, we, _ := s.do("GET", "/alert/text", nil, 30*time.Second); we == nil {
+					break
+				}
+				assert.Assert(t, i < 100, "no alert")
+				time.Sleep(100 * time.Millisecond)
+			}
 		}, stateCase{wire.UnexpectedAlertOpen, []string{"hello there"}}},
 		{"crashed", func(t *testing.T, s *rawSession) {
 			// chromedriver answers the navigation itself with "tab crashed".
