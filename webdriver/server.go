@@ -98,10 +98,16 @@ func NewServer(cfg Config) *Server {
 // ServeHTTP serves the WebDriver endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// route hands r to the router, built on the first request.
+// route hands r to the handler the router matches, built on the first
+// request. It calls Match, not the router's ServeHTTP: no handler reads
+// mux.Vars or mux.CurrentRoute, so the two request copies that put them
+// in the context would be work for nobody. Every request matches: a
+// path's last route takes its other methods, NotFoundHandler the rest.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	s.build.Do(func() { s.router = s.newRouter(s.exts) })
-	s.router.ServeHTTP(w, r)
+	var m mux.RouteMatch
+	s.router.Match(r, &m)
+	m.Handler.ServeHTTP(w, r)
 }
 
 // Sessions is the registry of live sessions.
