@@ -194,7 +194,7 @@ func (w *watch) what() string { return describe(w.t.Type, w.t.URL) }
 func (w *watch) crashed() *stateError {
 	if w.t.Type == "page" {
 		return &stateError{stateCrashed, wire.Errorf(TabCrashed,
-			"tab crashed: the renderer of the %s is gone (it crashed or was killed); navigate the window to load a page again", w.what())}
+			"tab crashed: the renderer of the %s is gone (it crashed or was killed); delete the session and start a new one (chromedriver answers every later command of this session, Navigate To and New Window too, with \"tab crashed\")", w.what())}
 	}
 	return &stateError{stateCrashed, wire.Errorf(wire.UnknownError, "the renderer of the %s crashed", w.what())}
 }

@@ -133,7 +133,7 @@ func TestCommandsOnBadPages(t *testing.T) {
 		{"crashed", func(t *testing.T, s *rawSession) {
 			// chromedriver answers the navigation itself with "tab crashed".
 			s.do("POST", "/url", map[string]any{"url": "chrome://crash"}, 30*time.Second)
-		}, stateCase{chromium.TabCrashed, []string{"crashed"}}},
+		}, stateCase{chromium.TabCrashed, []string{"crashed", "delete the session"}}},
 	}
 	for _, st := range states {
 		t.Run(st.name, func(t *testing.T) {
@@ -169,6 +169,11 @@ func TestCommandsOnBadPages(t *testing.T) {
 					assert.Check(t, strings.Contains(we.Message, w), "%s: %q lacks %q", c.path, we.Message, w)
 				}
 				assert.Check(t, took < prompt, "%s took %v", c.path, took)
+			}
+			if st.want.code == chromium.TabCrashed {
+				// The advice holds: navigating does not bring the tab back.
+				_, we, _ := s.do("POST", "/url", map[string]any{"url": pages.A + "/debuggermemory/foo.html"}, 30*time.Second)
+				assert.Check(t, we != nil && we.Code == chromium.TabCrashed, "navigate after a crash: %v", we)
 			}
 		})
 	}
