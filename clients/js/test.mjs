@@ -12,7 +12,7 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import assert from 'node:assert/strict'
 
-import { forSelenium, addWdioCommands, WdextError } from './wdext.mjs'
+import { forSelenium, addWdioCommands, WdextError, LeakError } from './wdext.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const modules = process.env.WDEXT_NODE_MODULES || path.join(here, '../../.cache/node/node_modules')
@@ -59,9 +59,35 @@ async function forcedSamples(exec, execAsync, force) {
   return samples.filter((s) => t0 < s.timestamp && s.timestamp < t1).length
 }
 
+// Two buttons: "render" draws a list of 20 rows anew (the old rows, which
+// the test looked up, are detached: the driver holds them, the page does
+// not); "leak" also keeps a detached div a click.
+const buttons = `
+window.keptDivs = [];
+const list = () => { const ul = document.createElement('ul'); ul.id = 'rows';
+  for (let k = 0; k < 20; k++) { const li = document.createElement('li'); li.textContent = 'row ' + k; ul.appendChild(li); }
+  (document.getElementById('rows') || document.body.appendChild(document.createElement('ul'))).replaceWith(ul); };
+for (const id of ['render', 'leak']) { const b = document.createElement('button'); b.id = id; b.textContent = id; document.body.appendChild(b); }
+document.getElementById('render').addEventListener('click', list);
+document.getElementById('leak').addEventListener('click', () => { const d = document.createElement('div'); d.className = 'kept'; keptDivs.push(d); list(); });
+list();`
+
+// checkClicks: a flow of clicks that leaks nothing gives [], one that
+// keeps a div a click rejects with a LeakError naming that group alone.
+async function checkClicks(checkLeaks, click) {
+  const r = await checkLeaks(() => click('#render'), { iterations: 3 })
+  assert.deepEqual(r.leaks, [])
+  await assert.rejects(checkLeaks(() => click('#leak'), { iterations: 3 }), (e) => {
+    assert.ok(e instanceof LeakError, String(e))
+    assert.deepEqual(e.report.leaks.map((l) => [l.kind, l.name, l.perIteration]), [['detached-dom', 'HTMLDivElement div.kept', 1]])
+    assert.ok(e.message.includes('\n  detached-dom HTMLDivElement div.kept: +1 per iteration'), e.message)
+    return true
+  })
+}
+
 // selenium-webdriver
 {
-  const { Builder, Browser, error } = await load('selenium-webdriver')
+  const { Builder, Browser, By, error } = await load('selenium-webdriver')
   const driver = await new Builder().usingServer(server).forBrowser(Browser.CHROME).build()
   try {
     const wdext = forSelenium(driver)
@@ -112,6 +138,15 @@ async function forcedSamples(exec, execAsync, force) {
       assert.equal(r.iterations, 3)
       const kept = r.leaks.find((l) => l.kind === 'objects' && l.retainerPath.includes('kept (property)'))
       assert.ok(kept && kept.countDelta === 6 && kept.perIteration === 2, JSON.stringify(r))
+    })
+    await check('selenium-webdriver: checkLeaks over element clicks', async () => {
+      await driver.executeScript(buttons)
+      await checkClicks(wdext.checkLeaks, async (button) => {
+        await driver.findElement(By.css(button)).click()
+        const rows = await driver.findElements(By.css('#rows li'))
+        assert.equal(rows.length, 20)
+        assert.equal(await rows[0].getText(), 'row 0')
+      })
     })
   } finally {
     await driver.quit()
@@ -173,6 +208,15 @@ async function forcedSamples(exec, execAsync, force) {
       const r = await browser.leakStop(3)
       const kept = r.leaks.find((l) => l.kind === 'objects' && l.retainerPath.includes('kept2 (property)'))
       assert.ok(kept && kept.countDelta === 6 && kept.perIteration === 2, JSON.stringify(r))
+    })
+    await check('WebdriverIO: browser.checkLeaks over element clicks', async () => {
+      await browser.execute(buttons)
+      await checkClicks((action, opts) => browser.checkLeaks(action, opts), async (button) => {
+        await browser.$(button).click()
+        const rows = await browser.$$('#rows li')
+        assert.equal(rows.length, 20)
+        assert.equal(await rows[0].getText(), 'row 0')
+      })
     })
   } finally {
     await browser.deleteSession()

@@ -21,7 +21,11 @@ export interface WdextCommands {
   stopLiveObjects(): Promise<{ liveObjects: any[]; count: number; instanceSize: number }>
   leakStart(opts?: { targets?: 'page' }): Promise<null>
   leakStop(iterations: number): Promise<LeakReport>
+  /** warmup runs, leakStart, iterations runs, leakStop; rejects with a LeakError when anything leaks. */
+  checkLeaks(action: () => unknown, opts?: CheckLeaksOptions): Promise<LeakReport>
 }
+
+export interface CheckLeaksOptions { iterations?: number; warmup?: number }
 
 export interface LeakFrame { functionName: string; url: string; line: number; column: number }
 export interface Leak {
@@ -30,6 +34,8 @@ export interface Leak {
   countDelta: number
   perIteration: number
   bytesDelta: number
+  retainedBytes: number
+  retainedPerIteration: number
   retainerPath: string[]
   createdFrom: LeakFrame | null
 }
@@ -38,6 +44,11 @@ export interface LeakReport { iterations: number; bytesBefore: number; bytesAfte
 export declare const commands: Record<keyof WdextCommands, { method: string; path: string; params: (...args: any[]) => any }>
 export declare function forSelenium(driver: any): WdextCommands
 export declare function addWdioCommands<B>(browser: B): B & WdextCommands
+export declare function checkLeaks(cmds: Pick<WdextCommands, 'leakStart' | 'leakStop'>, action: () => unknown, opts?: CheckLeaksOptions): Promise<LeakReport>
+export declare function describeLeak(leak: Leak): string
+export declare class LeakError extends Error {
+  report: LeakReport
+}
 export declare class WdextError extends Error {
   status: number
   error: string

@@ -8,6 +8,7 @@
 //   const wdext = forSelenium(driver)
 //   await wdext.forceSample()
 //   const m = await wdext.measureMemory({ source: 'engine' })
+//   await wdext.checkLeaks(() => driver.findElement(By.css('#open')).click(), { iterations: 5 })
 //
 // The commands are defined on the driver's executor (executor.defineCommand,
 // as selenium-webdriver's own chromium module adds its vendor commands) and
@@ -20,6 +21,7 @@
 //   addWdioCommands(browser)            // in wdio.conf's before hook, or after remote()
 //   await browser.forceSample()
 //   const census = await browser.takeCensus({ by: 'objectClass' })
+//   await browser.checkLeaks(() => $('#open').click(), { iterations: 5 })
 //
 // Each is a custom command (browser.addCommand) that sends its request to
 // the endpoint in browser.options; a W3C error rejects with a WdextError
@@ -112,7 +114,56 @@ export function forSelenium(driver) {
       return driver.execute(cmd)
     }
   }
+  out.checkLeaks = (action, opts) => checkLeaks(out, action, opts)
   return out
+}
+
+/** A leak check whose verdict names groups that grew: .report is the verdict. */
+export class LeakError extends Error {
+  constructor(report) {
+    const lines = [`wdext: ${report.leaks.length} leak group(s) over ${report.iterations} iterations:`]
+    for (const l of report.leaks) lines.push('  ' + describeLeak(l))
+    super(lines.join('\n'))
+    this.name = 'LeakError'
+    this.report = report
+  }
+}
+
+/** One group of a verdict on one line: growth, retained size, path, creation site. */
+export function describeLeak(l) {
+  let s = `${l.kind} ${l.name}: +${l.perIteration} per iteration (${l.countDelta} in all), retains ${l.retainedPerIteration ?? 0} B per iteration`
+  if (l.retainerPath?.length) s += '; via ' + l.retainerPath.join(' → ')
+  const f = l.createdFrom
+  if (f) s += `; created in ${f.functionName || '(anonymous)'} ${f.url}:${f.line}:${f.column}`
+  return s
+}
+
+/**
+ * The leak check in one call, on cmds (forSelenium's object, or a browser
+ * given addWdioCommands): runs action warmup times (a first run loads code
+ * and fills caches, which is no leak), starts a leak check of the current
+ * page, runs action iterations times and stops. Resolves to the verdict;
+ * rejects with a LeakError when it names any group. When action rejects,
+ * the check is stopped and its error goes on.
+ */
+export async function checkLeaks(cmds, action, { iterations = 5, warmup = 1 } = {}) {
+  if (!(iterations >= 1) || !(warmup >= 0)) {
+    throw new RangeError(`checkLeaks needs iterations >= 1 and warmup >= 0, not ${iterations} and ${warmup}`)
+  }
+  for (let i = 0; i < warmup; i++) await action()
+  await cmds.leakStart()
+  for (let i = 0; i < iterations; i++) {
+    try {
+      await action()
+    } catch (e) {
+      // End the check: its verdict, of a scenario cut short, means nothing.
+      await cmds.leakStop(Math.max(i, 1)).catch(() => {})
+      throw e
+    }
+  }
+  const report = await cmds.leakStop(iterations)
+  if (report.leaks.length) throw new LeakError(report)
+  return report
 }
 
 /** A W3C error answered to an extension command (WebdriverIO helpers). */
@@ -136,6 +187,9 @@ export function addWdioCommands(browser) {
       return call(endpoint(this.options), this.sessionId, c, c.params(...args), this.options.headers, name)
     })
   }
+  browser.addCommand('checkLeaks', async function (action, opts) {
+    return checkLeaks(this, action, opts)
+  })
   return browser
 }
 

@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import InvalidArgumentException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
 
 import wdext  # noqa: E402
 
@@ -90,6 +91,41 @@ def check_leaks(driver):
     assert kept and kept[0]["countDelta"] == 6 and kept[0]["perIteration"] == 2, r
 
 
+# Two buttons: "render" draws a list of 20 rows anew (the old rows, which
+# the test looked up, are detached: chromedriver holds them, the page does
+# not); "leak" also keeps a detached div a click.
+BUTTONS = """
+window.keptDivs = [];
+const list = () => { const ul = document.createElement('ul'); ul.id = 'rows';
+  for (let k = 0; k < 20; k++) { const li = document.createElement('li'); li.textContent = 'row ' + k; ul.appendChild(li); }
+  (document.getElementById('rows') || document.body.appendChild(document.createElement('ul'))).replaceWith(ul); };
+for (const id of ['render', 'leak']) { const b = document.createElement('button'); b.id = id; b.textContent = id; document.body.appendChild(b); }
+document.getElementById('render').addEventListener('click', list);
+document.getElementById('leak').addEventListener('click', () => { const d = document.createElement('div'); d.className = 'kept'; keptDivs.push(d); list(); });
+list();
+"""
+
+
+def check_check_leaks(driver):
+    driver.execute_script(BUTTONS)
+
+    def click(button):
+        driver.find_element(By.CSS_SELECTOR, button).click()
+        rows = driver.find_elements(By.CSS_SELECTOR, "#rows li")
+        assert len(rows) == 20 and rows[0].text == "row 0", rows
+
+    r = wdext.check_leaks(driver, lambda: click("#render"), iterations=3)
+    assert r["leaks"] == [], r
+    try:
+        wdext.check_leaks(driver, lambda: click("#leak"), iterations=3)
+    except wdext.LeakError as e:
+        groups = [(g["kind"], g["name"], g["perIteration"]) for g in e.report["leaks"]]
+        assert groups == [("detached-dom", "HTMLDivElement div.kept", 1)], e
+        assert "\n  detached-dom HTMLDivElement div.kept: +1 per iteration" in str(e), e
+    else:
+        raise AssertionError("a detached div kept per click was no leak")
+
+
 def check_gc_log(driver):
     assert wdext.start_gc_log(driver)["collecting"] is True
     wdext.collect_garbage(driver)
@@ -107,7 +143,7 @@ def main():
         assert driver.execute_async_script("ready.then(arguments[0])") is True
         for check in (check_force_sample, check_measure, check_bad_argument, check_gc,
                       check_census, check_live_objects, check_allocations, check_gc_log,
-                      check_leaks):
+                      check_leaks, check_check_leaks):
             try:
                 check(driver)
                 print("ok", check.__name__)

@@ -34,6 +34,8 @@ __all__ = [
     "stop_live_objects",
     "leak_start",
     "leak_stop",
+    "check_leaks",
+    "LeakError",
     "COMMANDS",
 ]
 
@@ -157,8 +159,58 @@ def leak_start(driver, targets=None):
 def leak_stop(driver, iterations):
     """Ends the leak check after the scenario ran iterations times: the
     verdict ``{"iterations", "bytesBefore", "bytesAfter", "leaks": [{"kind",
-    "name", "countDelta", "perIteration", "bytesDelta", "retainerPath",
-    "createdFrom"}]}``, ``"leaks": []`` when nothing grew at every
+    "name", "countDelta", "perIteration", "bytesDelta", "retainedBytes",
+    "retainedPerIteration", "retainerPath", "createdFrom"}]}``, ``"leaks": []`` when nothing grew at every
     iteration; after targets="all", ``{"iterations", "targets": [{"type",
     "url", "targetId", "report", "error"}]}``, a verdict per isolate."""
     return _execute(driver, "wdext:leakStop", {"iterations": iterations})
+
+
+class LeakError(AssertionError):
+    """A leak check whose verdict names groups that grew. ``report`` is the
+    verdict; the message lists one group per line."""
+
+    def __init__(self, report):
+        self.report = report
+        lines = [f"wdext: {len(report['leaks'])} leak group(s) over {report['iterations']} iterations:"]
+        lines += ["  " + describe_leak(leak) for leak in report["leaks"]]
+        super().__init__("\n".join(lines))
+
+
+def describe_leak(leak):
+    """One group of a verdict on one line: kind and name, growth, what it
+    retains, retainer path and creation site."""
+    s = (f"{leak['kind']} {leak['name']}: +{leak['perIteration']} per iteration "
+         f"({leak['countDelta']} in all), retains {leak.get('retainedPerIteration', 0)} B per iteration")
+    if leak.get("retainerPath"):
+        s += "; via " + " \u2192 ".join(leak["retainerPath"])
+    f = leak.get("createdFrom")
+    if f:
+        s += f"; created in {f['functionName'] or '(anonymous)'} {f['url']}:{f['line']}:{f['column']}"
+    return s
+
+
+def check_leaks(driver, action, iterations=5, warmup=1):
+    """The leak check in one call: runs action() warmup times (a first run
+    loads code and fills caches, which is no leak), starts a leak check of
+    the current page, runs action() iterations times and stops. Returns the
+    verdict; raises LeakError (an AssertionError) when it names any group.
+    When action raises, the check is stopped and the exception goes on."""
+    if iterations < 1 or warmup < 0:
+        raise ValueError(f"check_leaks needs iterations >= 1 and warmup >= 0, not {iterations} and {warmup}")
+    for _ in range(warmup):
+        action()
+    leak_start(driver)
+    for i in range(iterations):
+        try:
+            action()
+        except BaseException:
+            try:  # end the check: its verdict, of a scenario cut short, means nothing
+                leak_stop(driver, max(i, 1))
+            except Exception:
+                pass
+            raise
+    report = leak_stop(driver, iterations)
+    if report["leaks"]:
+        raise LeakError(report)
+    return report

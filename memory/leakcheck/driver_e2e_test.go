@@ -1,6 +1,7 @@
 package leakcheck_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -27,18 +28,15 @@ func (e *env) clickAndRead(t *testing.T, button string) {
 }
 
 // checkClicks is the leak check of n iterations of clickAndRead, after
-// one to warm up.
-func (e *env) checkClicks(t *testing.T, button string, n int) wire.LeakReport {
+// one to warm up, in one call (wdclient.CheckLeaks), as a Go test writes
+// it: a verdict that names groups is a *wdclient.LeakError.
+func (e *env) checkClicks(t *testing.T, button string, n int) (wire.LeakReport, error) {
 	t.Helper()
 	e.open(t, "driver.html")
-	e.clickAndRead(t, button)
-	assert.NilError(t, wdclient.LeakStart(e.wd))
-	for range n {
+	return wdclient.CheckLeaks(e.wd, func() error {
 		e.clickAndRead(t, button)
-	}
-	r, err := wdclient.LeakStop(e.wd, n)
-	assert.NilError(t, err)
-	return r
+		return nil
+	}, n, 1)
 }
 
 // The elements a test looked up, detached since, are held by
@@ -47,9 +45,14 @@ func (e *env) checkClicks(t *testing.T, button string, n int) wire.LeakReport {
 func TestLeakCheckDriverHeld(t *testing.T) {
 	e := start(t)
 	for _, n := range []int{3, 5} {
-		r := e.checkClicks(t, "#render", n)
+		r, err := e.checkClicks(t, "#render", n)
+		assert.NilError(t, err)
 		assert.DeepEqual(t, r.Leaks, []wire.Leak{})
-		r = e.checkClicks(t, "#leak", n)
+		r, err = e.checkClicks(t, "#leak", n)
+		var le *wdclient.LeakError
+		assert.Assert(t, errors.As(err, &le), "%v", err)
+		assert.DeepEqual(t, le.Report, r)
+		assert.Assert(t, strings.Contains(err.Error(), "\n  detached-dom HTMLDivElement div.kept: +1 per iteration"), err.Error())
 		assert.Equal(t, len(r.Leaks), 1, "%+v", r.Leaks)
 		l := r.Leaks[0]
 		assert.Equal(t, l.Kind+" "+l.Name, "detached-dom HTMLDivElement div.kept")
