@@ -3,8 +3,6 @@ package chromium
 import (
 	"context"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/wdext/wdext/engine"
@@ -88,9 +86,8 @@ func (e *Engine) isolate(ctx context.Context, b *cdp.Browser, t *target.Info) (s
 	w := e.watch(ctx, b, ts.s, t)
 	defer w.stop()
 	var iso string
-	err = w.quick(func(ctx context.Context) error {
-		res, err := cdproto.Call(ctx, ts.s, runtime.GetIsolateID, cdproto.Empty{})
-		iso = res.ID
+	err = w.quick(func(ctx context.Context) (err error) {
+		iso, err = isolateID(ctx, ts)
 		return err
 	})
 	if err != nil {

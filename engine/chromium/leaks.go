@@ -25,6 +25,7 @@ type leakTracking struct {
 	ts       *targetSession
 	t        *target.Info   // the page, frame or worker, as it was at the start
 	origin   float64        // the document's performance.timeOrigin at the start
+	isolate  string         // Runtime.getIsolateId's at the start: the tracker's
 	baseline *leaks.Summary // what is kept of the baseline snapshot
 	before   []leaks.Listener
 	// began is when leaks/start answered, and the iterations could begin.
@@ -58,6 +59,9 @@ func (e *Engine) startLeaks(ctx context.Context, ts *targetSession, t *target.In
 	step := "reading the document's time origin"
 	err := e.onPage(ctx, ts.b, ts.s, t, func(ctx context.Context) (err error) {
 		if l.origin, err = timeOrigin(ctx, ts); err != nil {
+			return err
+		}
+		if l.isolate, err = isolateID(ctx, ts); err != nil {
 			return err
 		}
 		step = "collecting garbage"
@@ -175,10 +179,23 @@ func stopTracking(ctx context.Context, ts *targetSession) error {
 }
 
 // abandon stops the tracker of a check that cannot finish; the snapshot
-// that stopping sends is read and dropped.
+// that stopping sends is read and dropped. When the target's isolate is
+// no longer the tracker's (a navigation to another renderer process),
+// there is nothing to stop: stopping would snapshot the new page's heap
+// (tens of seconds for a big one) for nothing.
 func (l *leakTracking) abandon(ctx context.Context) {
 	defer l.ticks.close()
+	if iso, err := isolateID(ctx, l.ts); err != nil || iso != l.isolate {
+		return
+	}
 	streamSnapshot(ctx, l.ts, heapsnapshot.Read, func(ctx context.Context) error { return stopTracking(ctx, l.ts) })
+}
+
+// isolateID is the target's Runtime.getIsolateId: another renderer
+// process has another isolate.
+func isolateID(ctx context.Context, ts *targetSession) (string, error) {
+	res, err := cdproto.Call(ctx, ts.s, runtime.GetIsolateID, cdproto.Empty{})
+	return res.ID, err
 }
 
 // timeOrigin is the page's performance.timeOrigin: a new document (a
