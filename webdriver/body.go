@@ -3,6 +3,7 @@ package webdriver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +17,11 @@ import (
 // DefaultBodyTimeout is how long a request body may make no progress
 // when Guard.BodyTimeout is not set.
 const DefaultBodyTimeout = 30 * time.Second
+
+// DefaultBodyMinRate is the rate a request body must keep up, on
+// average, beyond its first seconds (see rateGrace), when
+// Guard.BodyMinRate is not set: 64 KiB/s, half a megabit.
+const DefaultBodyMinRate = 64 << 10
 
 // The chunks of a body of unknown length (chunked) grow from minChunk to
 // maxChunk: small bodies waste little, large ones waste at most one
@@ -90,7 +96,42 @@ type body struct {
 type bodyReader struct {
 	max     int64         // MaxBody; 0 for none
 	timeout time.Duration // of inactivity
+	minRate int64         // bytes per second beyond timeout; 0 for none
 	budget  *budget
+}
+
+// errTooSlow is a body that fell behind the minimum rate.
+type errTooSlow struct {
+	size    int64
+	took    time.Duration
+	minRate int64
+}
+
+func (e errTooSlow) Error() string {
+	return fmt.Sprintf("request body too slow: %d bytes in %v, under %d bytes/s (with %d bytes/s, a slow client holds room other requests' bodies need)",
+		e.size, e.took.Round(time.Millisecond), e.minRate, e.minRate)
+}
+
+// rateGrace is how long a body may take before the minimum rate counts
+// (BodyTimeout, when shorter).
+const rateGrace = 5 * time.Second
+
+// deadline is when the next read must have returned: timeout from now,
+// and never later than rateGrace from start plus what size bytes are
+// allowed at minRate (mod_reqtimeout's MinRate). A client that sends a
+// byte now and then holds its body's room in the budget for seconds, not
+// for as long as it likes, and a request waiting for that room (up to
+// timeout) gets it. capped tells whether the rate set it.
+func (br bodyReader) deadline(start time.Time, size int64) (at time.Time, capped bool) {
+	at = time.Now().Add(br.timeout)
+	if br.minRate <= 0 {
+		return at, false
+	}
+	limit := start.Add(min(br.timeout, rateGrace) + time.Duration(float64(size)/float64(br.minRate)*float64(time.Second)))
+	if limit.Before(at) {
+		return limit, true
+	}
+	return at, false
 }
 
 // read reads r's body whole. While it reads, the connection has a read
@@ -115,6 +156,7 @@ func (br bodyReader) read(w http.ResponseWriter, r *http.Request) (*body, error)
 		return b, &http.MaxBytesError{Limit: br.max}
 	}
 	var last []byte // the chunk being filled
+	start := time.Now()
 	for {
 		if len(last) == cap(last) {
 			if known >= 0 && b.size == known {
@@ -125,7 +167,8 @@ func (br bodyReader) read(w http.ResponseWriter, r *http.Request) (*body, error)
 			}
 			last = b.chunks[len(b.chunks)-1]
 		}
-		rc.set(time.Now().Add(br.timeout))
+		at, capped := br.deadline(start, b.size)
+		rc.set(at)
 		n, err := src.Read(last[len(last):cap(last)])
 		last = last[:len(last)+n]
 		b.chunks[len(b.chunks)-1] = last
@@ -138,6 +181,9 @@ func (br bodyReader) read(w http.ResponseWriter, r *http.Request) (*body, error)
 			// body ended. Clearing it again makes sure.
 			rc.set(time.Time{})
 			return b, nil
+		}
+		if capped && errors.Is(err, os.ErrDeadlineExceeded) {
+			return b, errTooSlow{b.size, time.Since(start), br.minRate}
 		}
 		if err != nil {
 			return b, err
@@ -312,6 +358,8 @@ func bodyError(err error, timeout time.Duration) *wire.Error {
 		// Not the client's fault, and passing: "unknown error", which
 		// a client may retry, rather than "invalid argument".
 		return wire.Errorf(wire.UnknownError, "wdext is busy: other request bodies fill the memory set aside for them (by default twice --max-body); retry")
+	case errors.As(err, new(errTooSlow)):
+		return wire.Errorf(wire.InvalidArgument, "%v", err)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return wire.Errorf(wire.InvalidArgument, "request body stalled: nothing arrived for %v", timeout)
 	}

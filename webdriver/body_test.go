@@ -295,8 +295,9 @@ func TestBodyTimeoutSparesSlowCommands(t *testing.T) {
 	})
 	srv := webdriver.NewServer(webdriver.Config{
 		Upstream: driver.Remote{URL: up.url},
-		Guard:    webdriver.Guard{MaxBody: 1 << 20, BodyTimeout: 200 * time.Millisecond, Log: quietLog()},
-		Log:      quietLog(),
+		// 62 bytes/s, steady: above a minimum rate of 20.
+		Guard: webdriver.Guard{MaxBody: 1 << 20, BodyTimeout: 200 * time.Millisecond, BodyMinRate: 20, Log: quietLog()},
+		Log:   quietLog(),
 	})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -326,6 +327,48 @@ func TestBodyTimeoutSparesSlowCommands(t *testing.T) {
 	reqs := up.requests()
 	assert.Equal(t, len(reqs), 2)
 	assert.Equal(t, string(reqs[1].Body), body)
+}
+
+// A body that never stalls for BodyTimeout but trickles, a byte now and
+// then under an announced megabyte, is refused once it falls behind
+// BodyMinRate: it would hold a megabyte of the body budget for as long as
+// it likes, and two such clients starved every other POST (issue 28).
+func TestTricklingBodyRefused(t *testing.T) {
+	up := newFakeUpstream(t)
+	srv := webdriver.NewServer(webdriver.Config{
+		Upstream: driver.Remote{URL: up.url},
+		Guard:    webdriver.Guard{MaxBody: 1 << 20, BodyTimeout: 300 * time.Millisecond, BodyMinRate: 1000, Log: quietLog()},
+		Log:      quietLog(),
+	})
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	c, err := net.Dial("tcp", hs.Listener.Addr().String())
+	assert.NilError(t, err)
+	defer c.Close()
+	_, err = io.WriteString(c, "POST /session/s1/execute/sync HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{")
+	assert.NilError(t, err)
+	done := make(chan struct{})
+	defer close(done)
+	go func() { // owned by the test: ends when it returns or the connection fails
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if _, err := io.WriteString(c, " "); err != nil {
+				return
+			}
+		}
+	}()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	assert.NilError(t, err, "a trickling body was never refused")
+	body, _ := io.ReadAll(resp.Body)
+	assert.Equal(t, resp.StatusCode, wire.InvalidArgument.Status(), "%s", body)
+	assertErrorShape(t, body, wire.InvalidArgument)
+	assert.Assert(t, strings.Contains(string(body), "request body too slow"), "%s", body)
+	assert.Equal(t, len(up.requests()), 0)
 }
 
 // The guard tells why it refused a request, at debug level.

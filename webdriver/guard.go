@@ -53,6 +53,12 @@ type Guard struct {
 	// DefaultBodyTimeout). Once the body is in, a command takes as long
 	// as it takes.
 	BodyTimeout time.Duration
+	// BodyMinRate is the rate in bytes per second that a request body
+	// must average beyond its first 5 s (or BodyTimeout, when shorter)
+	// (0: DefaultBodyMinRate; negative: none): a client that trickles
+	// bytes is refused rather than hold its room in BodyBudget for as
+	// long as it likes.
+	BodyMinRate int64
 	// Log gets a debug line for every request the guard refuses (nil:
 	// slog.Default()).
 	Log *slog.Logger
@@ -64,9 +70,12 @@ func (g Guard) Wrap(next http.Handler) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	br := bodyReader{max: g.MaxBody, timeout: g.BodyTimeout, budget: newBudget(g.budget())}
+	br := bodyReader{max: g.MaxBody, timeout: g.BodyTimeout, minRate: g.BodyMinRate, budget: newBudget(g.budget())}
 	if br.timeout <= 0 {
 		br.timeout = DefaultBodyTimeout
+	}
+	if br.minRate == 0 {
+		br.minRate = DefaultBodyMinRate
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := g.check(r); err != nil {
