@@ -2,6 +2,7 @@ package leaks
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -173,9 +174,13 @@ func collectionName(s *heapsnapshot.Snapshot, p *paths, i int, kind string) stri
 	return owner + " (" + kind + ")"
 }
 
-// createdFrom is the youngest JavaScript frame of the members' allocation
-// stacks, the one most of them share (V8's tracker loses the stack of a
-// few objects a GC moves); null when none has a stack.
+// createdFrom is the youngest frame of page script in the members'
+// allocation stacks, the one most of them share (V8's tracker loses the
+// stack of a few objects a GC moves); null when none has one. Page
+// script is a frame with a script URL: V8's pseudo-frames ("(V8 API)",
+// where Blink's C++ made a wrapper for the script below it) and the
+// driver's own scripts (chromedriver's executeScript and atoms, given no
+// URL) are skipped to the page's function that called them.
 func createdFrom(s *heapsnapshot.Snapshot, members []int) *wire.LeakFrame {
 	votes := map[wire.LeakFrame]int{}
 	for _, m := range members {
@@ -183,11 +188,12 @@ func createdFrom(s *heapsnapshot.Snapshot, members []int) *wire.LeakFrame {
 		if id == 0 {
 			continue
 		}
-		stack, ok := s.Stack(id)
-		if !ok || len(stack) == 0 {
+		stack, _ := s.Stack(id)
+		i := slices.IndexFunc(stack, func(f wire.Frame) bool { return f.Source != "" })
+		if i < 0 {
 			continue
 		}
-		fr := stack[0]
+		fr := stack[i]
 		votes[wire.LeakFrame{FunctionName: fr.FunctionDisplayName, URL: fr.Source, Line: fr.Line, Column: fr.Column}]++
 	}
 	var best *wire.LeakFrame

@@ -39,9 +39,10 @@
 //     DedicatedWorkerGlobalScope) over the edges a developer would follow,
 //     else from the engine's root; it alternates nodes and edges, and a
 //     path of more than 64 nodes keeps its 32 first and last.
-//   - createdFrom is the youngest frame of the allocation stack most
-//     members share (a function's position, not the call's); null when no
-//     member has one.
+//   - createdFrom is the youngest frame of page script (one with a
+//     script URL: not "(V8 API)", not the driver's scripts) of the
+//     allocation stack most members share (a function's position, not
+//     the call's); null when no member has one.
 //   - retainedBytes is what the new members retain in the final heap's
 //     dominator tree (see retained), retainedPerIteration that / N; a
 //     listener group's is its new handlers', and its path leads to one.

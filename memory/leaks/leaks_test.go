@@ -275,6 +275,35 @@ func TestCreatedFromMajority(t *testing.T) {
 	assert.DeepEqual(t, r.Leaks[0].CreatedFrom, &wire.LeakFrame{FunctionName: "makeFoos", URL: "app.js", Line: 12, Column: 5})
 }
 
+// createdFrom is the page's function: V8's "(V8 API)" frame (a wrapper
+// Blink made for the script below it) and the driver's scripts, which
+// have no URL, are not; a stack with no page frame gives none.
+func TestCreatedFromPageScript(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	g.Trace(1, 0, "(root)", "", 0, 0)
+	g.Trace(2, 1, "", "", 401, 43) // chromedriver's executeScript
+	g.Trace(3, 2, "onClick", "https://a.test/app.js", 12, 5)
+	g.Trace(4, 3, "(V8 API)", "", 0, 0)
+	g.Trace(5, 1, "(V8 API)", "", 0, 0)
+	foos := f.add("Foo", 4, 0)
+	for _, n := range foos[:3] {
+		g.Allocated(n, 4)
+	}
+	bars := f.add("Bar", 2, 0)
+	for _, n := range bars {
+		g.Allocated(n, 5)
+	}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 2})
+	byName := map[string]*wire.LeakFrame{}
+	for _, l := range r.Leaks {
+		byName[l.Name] = l.CreatedFrom
+	}
+	assert.DeepEqual(t, byName["Foo"], &wire.LeakFrame{FunctionName: "onClick", URL: "https://a.test/app.js", Line: 12, Column: 5})
+	assert.Assert(t, byName["Bar"] == nil, "%+v", byName["Bar"])
+}
+
 // With memlab's target snapshot, only objects that already existed in
 // the target count.
 func TestThreeSnapshots(t *testing.T) {
