@@ -283,11 +283,15 @@ func TestWPTReport(t *testing.T) {
 	for _, want := range []string{"render", "layout", "fib", "spin"} {
 		assert.Assert(t, contains(names, want), "no box for %s in %v", want, names)
 	}
-	// The second trace has the three forced samples, each alone in the
-	// span of its force_sample() call (Chromium's forced samples have no
-	// page frames: red marks in the lane, no boxes).
-	forced := b.script(`const s = document.querySelectorAll(arguments[0])[1]; return [s.querySelectorAll(".forced").length, s.querySelectorAll(".maybe").length]`, traces).([]any)
-	assert.DeepEqual(t, forced, []any{float64(3), float64(0)})
+	// The second trace has the three forced samples in the spans of
+	// their force_sample() calls (Chromium's forced samples have no page
+	// frames: red marks in the lane, no boxes). A span holds its forced
+	// sample alone (.forced), unless a sample V8 took by itself fell in
+	// it too, which the page cannot prevent (once in a CI run): then both
+	// are marked .maybe. So: every span marked, maybes never alone.
+	marks := b.script(`const s = document.querySelectorAll(arguments[0])[1]; return [s.querySelectorAll(".forced").length, s.querySelectorAll(".maybe").length]`, traces).([]any)
+	forced, maybe := int(marks[0].(float64)), int(marks[1].(float64))
+	assert.Assert(t, forced+maybe >= 3 && maybe != 1 && forced >= 3-maybe/2, "forced %d, maybe %d", forced, maybe)
 	assert.Equal(t, b.count(`details.test[data-test="/profile.html"] > summary .tag`), 2) // unexpected subtests, attachments
 	assert.Equal(t, b.count(`details.test[data-test="/memory.html"] .measurement`), 1)
 	assert.Equal(t, b.count(`details.test[data-test="/memory.html"] .raw-attachment`), 1)
