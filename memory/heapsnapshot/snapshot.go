@@ -149,6 +149,9 @@ func (s *Snapshot) Edges(i int) iter.Seq[Edge] {
 	}
 }
 
+// EdgeOf returns edge number k of node i, counting as Edges yields them.
+func (s *Snapshot) EdgeOf(i, k int) Edge { return s.edge(int(s.firstEdge[i]) + k) }
+
 func (s *Snapshot) edge(e int) Edge {
 	t := s.edgeType[e]
 	ed := Edge{Type: s.edgeTypes[t], Index: -1, To: int(s.edgeTo[e])}

@@ -25,6 +25,10 @@
 //   - What only the WebDriver machinery holds (V8's "DevTools console"
 //     global handles, chromedriver's ret_nodes, se_exportedFunctionSymbol
 //     and cdc_ globals) is never a leak: see driver.
+//   - Clusters: an objects or detached-dom group splits by its members'
+//     retainer path shapes (see paths.shape), each judged on its own; the
+//     members of those that did not grow are pooled and judged once more
+//     (see clusters).
 //   - fuite's rule: a group is reported only when it grew by at least N
 //     and by a multiple of N, so one-time initialisation, caches
 //     overwritten in place and garbage never appear. perIteration is

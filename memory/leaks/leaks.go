@@ -196,27 +196,25 @@ func (c *comparison) keep(groups map[string][]int, keep func(int) bool) {
 // the nodes on their representatives' retainer paths explained.
 func (c *comparison) groupLeaks(leaks []wire.Leak, kind string, groups map[string][]int, explained map[int]bool) []wire.Leak {
 	for name, members := range groups {
-		per, ok := c.growth(members)
-		if !ok {
-			continue
+		for _, cl := range c.clusters(members) {
+			var bytes int64
+			for _, m := range cl.members {
+				bytes += c.f.SelfSize(m)
+			}
+			rep0 := c.p.representative(cl.members)
+			for _, x := range c.p.nodes(rep0) {
+				explained[x] = true
+			}
+			kept := c.retainedBy(cl.members)
+			leaks = append(leaks, wire.Leak{
+				Kind: kind, Name: name,
+				CountDelta: cl.per * int64(c.n), PerIteration: cl.per,
+				BytesDelta:    bytes,
+				RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
+				RetainerPath: c.p.path(rep0),
+				CreatedFrom:  createdFrom(c.f, cl.members),
+			})
 		}
-		var bytes int64
-		for _, m := range members {
-			bytes += c.f.SelfSize(m)
-		}
-		rep0 := c.p.representative(members)
-		for _, x := range c.p.nodes(rep0) {
-			explained[x] = true
-		}
-		kept := c.retainedBy(members)
-		leaks = append(leaks, wire.Leak{
-			Kind: kind, Name: name,
-			CountDelta: per * int64(c.n), PerIteration: per,
-			BytesDelta:    bytes,
-			RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
-			RetainerPath: c.p.path(rep0),
-			CreatedFrom:  createdFrom(c.f, members),
-		})
 	}
 	return leaks
 }
@@ -312,7 +310,8 @@ func Sort(l []wire.Leak) {
 			cmp.Compare(slices.Index(kindOrder, a.Kind), slices.Index(kindOrder, b.Kind)),
 			cmp.Compare(b.BytesDelta, a.BytesDelta),
 			cmp.Compare(b.CountDelta, a.CountDelta),
-			cmp.Compare(a.Name, b.Name))
+			cmp.Compare(a.Name, b.Name),
+			slices.Compare(a.RetainerPath, b.RetainerPath))
 	})
 }
 

@@ -19,6 +19,13 @@ import (
 type paths struct {
 	s      *heapsnapshot.Snapshot
 	parent []int32 // node that first reached i; -1 for a source, -2 unreached
+	edge   []int32 // which of its parent's edges reached i (see Snapshot.EdgeOf)
+	// The shapes of paths, made as needed (see shape): each node's, as
+	// an index in shapes, whose steps (numbered by stepID) shapeID finds.
+	shapeOf []int32
+	shapes  [][]int32
+	shapeID map[string]int32
+	stepID  map[string]int32
 	// rank is the order in which the search reached each node, which
 	// grows with the length of its path; -1 unreached.
 	rank  []int32
@@ -34,7 +41,7 @@ type paths struct {
 
 func retainers(s *heapsnapshot.Snapshot) *paths {
 	n := s.NodeCount()
-	p := &paths{s: s, parent: make([]int32, n), rank: make([]int32, n), order: make([]int32, 0, n)}
+	p := &paths{s: s, parent: make([]int32, n), edge: make([]int32, n), rank: make([]int32, n), order: make([]int32, 0, n)}
 	for i := range n {
 		p.parent[i], p.rank[i] = -2, -1
 	}
@@ -61,10 +68,12 @@ func retainers(s *heapsnapshot.Snapshot) *paths {
 func (p *paths) driverReach() {
 	head := len(p.order)
 	for _, i := range p.order[:head] {
+		k := int32(0)
 		for e := range p.s.Edges(int(i)) {
 			if p.rank[e.To] < 0 && p.d.edge(p.s, int(i), e) {
-				p.reach(int32(e.To), i)
+				p.reach(int32(e.To), i, k)
 			}
+			k++
 		}
 	}
 	p.search(head, strongEdge)
@@ -134,15 +143,16 @@ func (p *paths) bfs(sources []int, follow edgeFilter) {
 	head := len(p.order)
 	for _, src := range sources {
 		if p.rank[src] < 0 {
-			p.reach(int32(src), -1)
+			p.reach(int32(src), -1, -1)
 		}
 	}
 	p.search(head, follow)
 }
 
-// reach queues node to, reached from node from (-1 for a source).
-func (p *paths) reach(to, from int32) {
-	p.parent[to] = from
+// reach queues node to, reached from node from (-1 for a source) by its
+// edge number k.
+func (p *paths) reach(to, from, k int32) {
+	p.parent[to], p.edge[to] = from, k
 	p.rank[to] = int32(len(p.order))
 	p.order = append(p.order, to)
 }
@@ -151,10 +161,12 @@ func (p *paths) reach(to, from int32) {
 func (p *paths) search(head int, follow edgeFilter) {
 	for ; head < len(p.order); head++ {
 		i := p.order[head]
+		k := int32(0)
 		for e := range p.s.Edges(int(i)) {
 			if p.rank[e.To] < 0 && follow(p.s, int(i), e) {
-				p.reach(int32(e.To), i)
+				p.reach(int32(e.To), i, k)
 			}
+			k++
 		}
 	}
 }
@@ -187,26 +199,13 @@ func (p *paths) representative(members []int) int {
 	return best
 }
 
-// parentEdge is the edge that reached node i, and the node it leaves:
-// the first edge from the parent to i that the parent's search follows.
+// parentEdge is the edge that reached node i, and the node it leaves.
 func (p *paths) parentEdge(i int) (heapsnapshot.Edge, int, bool) {
 	from := p.parent[i]
 	if from < 0 {
 		return heapsnapshot.Edge{}, 0, false
 	}
-	follow := p.notDriver(strongEdge)
-	switch {
-	case p.rank[i] >= p.driverSearch:
-		follow = strongEdge
-	case p.rank[from] < p.pageSearch:
-		follow = p.notDriver(pageEdge)
-	}
-	for e := range p.s.Edges(int(from)) {
-		if e.To == i && follow(p.s, int(from), e) {
-			return e, int(from), true
-		}
-	}
-	return heapsnapshot.Edge{}, 0, false
+	return p.s.EdgeOf(int(from), int(p.edge[i])), int(from), true
 }
 
 // nodes is node i's path, source first.
