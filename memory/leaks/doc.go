@@ -29,6 +29,7 @@
 //     retainer path shapes (see paths.shape), each judged on its own; the
 //     members of those that did not grow are pooled and judged once more
 //     (see clusters).
+//   - A new detached node inside another is its root's (detachedRoot).
 //   - fuite's rule: a group is reported only when it grew by at least N
 //     and by a multiple of N, so one-time initialisation, caches
 //     overwritten in place and garbage never appear. perIteration is

@@ -85,6 +85,7 @@ func Find(in Input) (wire.LeakReport, error) {
 	}
 	c.keep(objects, keep)
 	c.keep(detached, keep)
+	c.keep(detached, c.detachedRoot)
 	collections = slices.DeleteFunc(collections, func(g grownCollection) bool { return !keep(g.i) })
 	// The nodes on the paths of reported groups: a collection that holds
 	// a reported group grows because of it, and is not reported again.
@@ -190,6 +191,16 @@ func (c *comparison) keep(groups map[string][]int, keep func(int) bool) {
 	for name, members := range groups {
 		groups[name] = slices.DeleteFunc(members, func(m int) bool { return !keep(m) })
 	}
+}
+
+// detachedRoot tells a new detached node that is not inside another new
+// detached node (its path's last step comes from one): the root of a
+// detached subtree, which retains the rest, so that a leaked dialog is
+// one group and not one more for each kind of node in it, as memlab
+// reports it.
+func (c *comparison) detachedRoot(i int) bool {
+	from := c.p.parent[i]
+	return from < 0 || c.f.Detachedness(int(from)) != detachedNode || !c.isNew(int(from))
 }
 
 // groupLeaks appends to leaks the groups of kind that grew, and marks

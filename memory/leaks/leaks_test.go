@@ -185,6 +185,35 @@ func TestDetachedDOM(t *testing.T) {
 	assert.DeepEqual(t, l.RetainerPath, []string{"Window", "store (property)", "Array", "[0] (element)", "HTMLDivElement div#d.dialog.big"})
 }
 
+// A leaked dialog is one group: the detached nodes inside it (its spans,
+// their text) are its, and count in its retained size, as memlab reports
+// the subtree's root.
+func TestDetachedSubtreeIsOneGroup(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	id := uint32(4001)
+	node := func(name string, size int64) int {
+		n := g.Node("native", name, id, size)
+		id += 2
+		g.Detach(n, 2)
+		return n
+	}
+	for k := range 2 {
+		d := node(`<div class="dialog">`, 100)
+		g.Element(f.store, "element", k, d)
+		for c := range 3 {
+			span := node("<span>", 50)
+			g.Element(d, "element", c, span)
+			g.Element(span, "element", 0, node("Text", 10))
+		}
+	}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 2})
+	assert.DeepEqual(t, names(r), []string{"detached-dom div.dialog"})
+	assert.Equal(t, r.Leaks[0].PerIteration, int64(1))
+	assert.Equal(t, r.Leaks[0].RetainedPerIteration, int64(100+3*(50+10)))
+}
+
 // A Map (and an array) present in both snapshots that grew is a
 // collection leak, named after its holder; an array that holds reported
 // objects is not reported again.
