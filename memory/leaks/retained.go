@@ -11,8 +11,13 @@ type retained struct {
 	size []int64
 }
 
-// dominators computes it from V8's root (node 0), with Cooper, Harvey
-// and Kennedy's iterative algorithm over a reverse postorder.
+// dominators computes it from V8's root (node 0) with the Semi-NCA
+// algorithm (Georgiadis, Tarjan and Werneck, "Finding dominators in
+// practice"; LLVM's): semidominators as Lengauer and Tarjan find them,
+// over a depth-first preorder, with path compression, then each
+// immediate dominator as the nearest common ancestor of the node's
+// depth-first parent and semidominator. Nearly linear, where an
+// iterative algorithm can take a pass per level of a deep heap.
 func dominators(s *heapsnapshot.Snapshot, follow edgeFilter) *retained {
 	n := s.NodeCount()
 	r := &retained{idom: make([]int32, n), size: make([]int64, n)}
@@ -22,100 +27,96 @@ func dominators(s *heapsnapshot.Snapshot, follow edgeFilter) *retained {
 	if n == 0 {
 		return r
 	}
-	post, order := postorder(s, follow) // order: nodes in postorder
-	preds := predecessors(s, follow, post)
-	const undefined = -1
-	idom := make([]int32, len(order)) // by postorder number
-	for i := range idom {
-		idom[i] = undefined
+	pre, order, parent := preorder(s, follow) // numbers; nodes by number; DFS parents by number
+	preds := predecessors(s, follow, pre)
+	m := len(order)
+	semi, label, ancestor := make([]int32, m), make([]int32, m), make([]int32, m)
+	for v := range m {
+		semi[v], label[v], ancestor[v] = int32(v), int32(v), -1
 	}
-	root := int32(len(order) - 1)
-	idom[root] = root
-	for changed := true; changed; {
-		changed = false
-		for b := root - 1; b >= 0; b-- {
-			d := int32(undefined)
-			for _, p := range preds.of(b) {
-				if idom[p] == undefined {
-					continue
-				}
-				if d == undefined {
-					d = p
-					continue
-				}
-				for d != p {
-					for d < p {
-						d = idom[d]
-					}
-					for p < d {
-						p = idom[p]
-					}
-				}
+	var stack []int32
+	eval := func(v int32) int32 {
+		if ancestor[v] < 0 {
+			return v
+		}
+		// Compress the path to the root of v's tree in the forest,
+		// nearest the root first, as the recursive version would.
+		stack = stack[:0]
+		for x := v; ancestor[ancestor[x]] >= 0; x = ancestor[x] {
+			stack = append(stack, x)
+		}
+		for k := len(stack) - 1; k >= 0; k-- {
+			x := stack[k]
+			a := ancestor[x]
+			if semi[label[a]] < semi[label[x]] {
+				label[x] = label[a]
 			}
-			if d != undefined && idom[b] != d {
-				idom[b], changed = d, true
+			ancestor[x] = ancestor[a]
+		}
+		return label[v]
+	}
+	for w := int32(m - 1); w > 0; w-- {
+		for _, v := range preds.of(w) {
+			if u := eval(v); semi[u] < semi[w] {
+				semi[w] = semi[u]
 			}
 		}
+		ancestor[w] = parent[w]
 	}
-	for b, node := range order {
+	idom := parent // reused: parent[w] is no longer needed once idom[w] is set
+	for w := int32(1); w < int32(m); w++ {
+		for idom[w] > semi[w] {
+			idom[w] = idom[idom[w]]
+		}
+	}
+	for w := m - 1; w >= 0; w-- {
+		node := order[w]
 		r.size[node] += s.SelfSize(int(node))
-		if int32(b) != root && idom[b] != undefined {
-			parent := order[idom[b]]
-			r.idom[node] = parent
-			r.size[parent] += r.size[node]
+		if w > 0 {
+			up := order[idom[w]]
+			r.idom[node] = up
+			r.size[up] += r.size[node]
 		}
 	}
 	return r
 }
 
-// postorder numbers the nodes reached from the root in postorder:
-// post[i] is node i's number (-1 when unreached), order the nodes by it.
-func postorder(s *heapsnapshot.Snapshot, follow edgeFilter) (post []int32, order []int32) {
-	n := s.NodeCount()
-	post = make([]int32, n)
-	for i := range post {
-		post[i] = -2 // unseen
+// preorder numbers the nodes reached from the root in depth-first
+// preorder: pre[i] is node i's number (-1 when unreached), order the
+// nodes by it, parent each number's depth-first parent (-1 for the root).
+func preorder(s *heapsnapshot.Snapshot, follow edgeFilter) (pre, order, parent []int32) {
+	pre = make([]int32, s.NodeCount())
+	for i := range pre {
+		pre[i] = -1
 	}
 	type frame struct {
-		node  int32
-		edges []int32
-		next  int
+		node int32
+		next int // edge number
 	}
-	children := func(i int32) []int32 {
-		var out []int32
-		for e := range s.Edges(int(i)) {
-			if follow(s, int(i), e) {
-				out = append(out, int32(e.To))
-			}
-		}
-		return out
+	visit := func(i, from int32) {
+		pre[i] = int32(len(order))
+		order = append(order, i)
+		parent = append(parent, from)
 	}
-	stack := []frame{{0, children(0), 0}}
-	post[0] = -1 // on the stack
+	visit(0, -1)
+	stack := []frame{{0, 0}}
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
-		if top.next < len(top.edges) {
-			c := top.edges[top.next]
-			top.next++
-			if post[c] == -2 {
-				post[c] = -1
-				stack = append(stack, frame{c, children(c), 0})
-			}
+		if top.next == s.EdgeCount(int(top.node)) {
+			stack = stack[:len(stack)-1]
 			continue
 		}
-		post[top.node] = int32(len(order))
-		order = append(order, top.node)
-		stack = stack[:len(stack)-1]
-	}
-	for i := range post {
-		if post[i] < 0 {
-			post[i] = -1
+		e := s.EdgeOf(int(top.node), top.next)
+		top.next++
+		if pre[e.To] < 0 && follow(s, int(top.node), e) {
+			visit(int32(e.To), pre[top.node])
+			stack = append(stack, frame{int32(e.To), 0})
 		}
 	}
-	return post, order
+	return pre, order, parent
 }
 
-// predList is the predecessors of each node, by postorder number.
+// predList is the predecessors of each node, by number.
 type predList struct {
 	first []int32 // first[b]..first[b+1] index into list
 	list  []int32
@@ -123,20 +124,22 @@ type predList struct {
 
 func (p predList) of(b int32) []int32 { return p.list[p.first[b]:p.first[b+1]] }
 
-func predecessors(s *heapsnapshot.Snapshot, follow edgeFilter, post []int32) predList {
+// predecessors lists each numbered node's predecessors (num: the nodes'
+// numbers, -1 for those left out), by number.
+func predecessors(s *heapsnapshot.Snapshot, follow edgeFilter, num []int32) predList {
 	var m int32
-	for _, x := range post {
+	for _, x := range num {
 		m = max(m, x+1)
 	}
 	count := make([]int32, m+1)
 	each := func(f func(from, to int32)) {
 		for i := range s.NodeCount() {
-			if post[i] < 0 {
+			if num[i] < 0 {
 				continue
 			}
 			for e := range s.Edges(i) {
-				if post[e.To] >= 0 && follow(s, i, e) {
-					f(post[i], post[e.To])
+				if num[e.To] >= 0 && follow(s, i, e) {
+					f(num[i], num[e.To])
 				}
 			}
 		}
