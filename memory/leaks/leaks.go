@@ -94,6 +94,7 @@ func Find(in Input) (wire.LeakReport, error) {
 	rep.Leaks = c.groupLeaks(rep.Leaks, wire.LeakDetachedDOM, detached, explained)
 	rep.Leaks = c.collectionLeaks(rep.Leaks, collections, explained)
 	rep.Leaks = c.listenerLeaks(rep.Leaks)
+	rep.Leaks = c.withoutRetained(rep.Leaks)
 	Sort(rep.Leaks)
 	return rep, nil
 }
@@ -106,6 +107,57 @@ type comparison struct {
 	n  int // iterations
 	p  *paths
 	r  *retained // computed when first needed
+	// members are the nodes of each reported leak, in the verdict's
+	// order (for a collection, the collection; for listeners, their new
+	// handlers).
+	members [][]int
+}
+
+// withoutRetained drops the leaks that another leak retains: every
+// member dominated by a member of another leak (listener groups stay). What a forgotten
+// timer's closure holds (an object, its array, the array's rows) is that
+// closure's leak, and a listener's big array the listener's, as memlab
+// reports one trace for each; their bytes are in the retaining leak's
+// retained size.
+func (c *comparison) withoutRetained(leaks []wire.Leak) []wire.Leak {
+	if c.r == nil || len(leaks) < 2 {
+		return leaks
+	}
+	owner := map[int32]int{}
+	for k, ms := range c.members {
+		for _, m := range ms {
+			owner[int32(m)] = k
+		}
+	}
+	out := leaks[:0]
+	for k, l := range leaks {
+		// Listeners are the engine's count, whatever holds their handlers.
+		if l.Kind == wire.LeakEventListeners || !c.retainedByOther(k, owner) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// retainedByOther tells whether every member of leak k has, up its
+// dominator tree, a member of another leak.
+func (c *comparison) retainedByOther(k int, owner map[int32]int) bool {
+	if len(c.members[k]) == 0 {
+		return false
+	}
+	for _, m := range c.members[k] {
+		held := false
+		for d, steps := c.r.idom[m], 0; d >= 0 && steps < maxDominatorWalk; d, steps = c.r.idom[d], steps+1 {
+			if j, ok := owner[d]; ok && j != k {
+				held = true
+				break
+			}
+		}
+		if !held {
+			return false
+		}
+	}
+	return true
 }
 
 // retainedBy is the retained size of a set of the final heap's nodes
@@ -217,6 +269,7 @@ func (c *comparison) groupLeaks(leaks []wire.Leak, kind string, groups map[strin
 				explained[x] = true
 			}
 			kept := c.retainedBy(cl.members)
+			c.members = append(c.members, cl.members)
 			leaks = append(leaks, wire.Leak{
 				Kind: kind, Name: name,
 				CountDelta: cl.per * int64(c.n), PerIteration: cl.per,
@@ -238,6 +291,7 @@ func (c *comparison) collectionLeaks(leaks []wire.Leak, collections []grownColle
 			continue
 		}
 		kept := c.retainedBy(c.newEntries(g.i)) + g.bytes
+		c.members = append(c.members, []int{g.i})
 		leaks = append(leaks, wire.Leak{
 			Kind: wire.LeakCollection, Name: collectionName(c.f, c.p, g.i, g.kind),
 			CountDelta: g.count, PerIteration: g.count / int64(c.n),
@@ -279,6 +333,7 @@ func (c *comparison) listenerLeaks(leaks []wire.Leak) []wire.Leak {
 			path = c.p.path(c.p.representative(hs))
 		}
 		kept := c.retainedBy(handlers[name])
+		c.members = append(c.members, handlers[name])
 		leaks = append(leaks, wire.Leak{
 			Kind: wire.LeakEventListeners, Name: name,
 			CountDelta: delta, PerIteration: delta / int64(c.n),

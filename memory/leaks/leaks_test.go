@@ -287,6 +287,44 @@ func TestEventListeners(t *testing.T) {
 	assert.DeepEqual(t, l.CreatedFrom, &wire.LeakFrame{FunctionName: "listen", URL: "https://a.test/app.js", Line: 30, Column: 7})
 }
 
+// What another leak retains is that leak's: a forgotten timer's closure
+// holds an object, its array and the array's rows, one leak (memlab
+// reports one trace), and a listener's closure holds its big array; the
+// listeners stay, the engine's count.
+func TestRetainedByAnotherLeak(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	id := uint32(4001)
+	node := func(typ, name string, size int64) int {
+		n := g.Node(typ, name, id, size)
+		id += 2
+		return n
+	}
+	var after []Listener
+	for k := range 3 {
+		timer := node("closure", "tick", 32)
+		g.Element(f.store, "element", k, timer)
+		data := node("object", "Data", 16)
+		g.Edge(timer, "context", "data", data)
+		rows := node("object", "Array", 16)
+		g.Edge(data, "property", "rows", rows)
+		for r := range 4 {
+			g.Element(rows, "element", r, node("object", "Row", 8))
+		}
+		handler := node("closure", "onCustom", 32)
+		g.Element(0, "element", 10+k, handler)
+		big := node("object", "Array", 1000)
+		g.Edge(handler, "context", "big", big)
+		after = append(after, Listener{"Window", "custom", id - 4})
+	}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3,
+		ListenersBefore: []Listener{}, ListenersAfter: after})
+	assert.DeepEqual(t, names(r), []string{"objects Data", "event-listeners Window custom"})
+	assert.Equal(t, r.Leaks[0].RetainedPerIteration, int64(16+16+4*8))
+	assert.Equal(t, r.Leaks[1].RetainedPerIteration, int64(32+1000))
+}
+
 // createdFrom is the frame most members share.
 func TestCreatedFromMajority(t *testing.T) {
 	b := newPage(0)
