@@ -29,7 +29,9 @@
 //     retainer path shapes (see paths.shape), each judged on its own; the
 //     members of those that did not grow are pooled and judged once more
 //     (see clusters).
-//   - A new detached node inside another is its root's (detachedRoot).
+//   - A new detached node inside another is its root's (detachedRoot),
+//     and a group whose every member another group's members dominate is
+//     that group's leak (withoutRetained; listener groups stay).
 //   - fuite's rule: a group is reported only when it grew by at least N
 //     and by a multiple of N, so one-time initialisation, caches
 //     overwritten in place and garbage never appear. perIteration is

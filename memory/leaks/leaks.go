@@ -114,11 +114,11 @@ type comparison struct {
 }
 
 // withoutRetained drops the leaks that another leak retains: every
-// member dominated by a member of another leak (listener groups stay). What a forgotten
-// timer's closure holds (an object, its array, the array's rows) is that
-// closure's leak, and a listener's big array the listener's, as memlab
-// reports one trace for each; their bytes are in the retaining leak's
-// retained size.
+// member dominated by a member of another leak (listener groups stay).
+// What a forgotten timer's closure holds (an object, its array, the
+// array's rows) is that closure's leak, and a listener's big array the
+// listener's, as memlab reports one trace for each; their bytes are in
+// the retaining leak's retained size.
 func (c *comparison) withoutRetained(leaks []wire.Leak) []wire.Leak {
 	if c.r == nil || len(leaks) < 2 {
 		return leaks
