@@ -267,7 +267,15 @@ func TestDriverDeathTakesBrowser(t *testing.T) {
 			r = do(t, "GET", env.URL+"/session/"+id+"/title", nil)
 			assert.Equal(t, r.Err.Code, wire.InvalidSessionID)
 			assert.Equal(t, env.Upstream.Sessions(), 0)
-			assert.Equal(t, len(zombieChildren()), 0, "zombies: %v", zombieChildren())
+			// None left: a supervisor that has just exited is a zombie
+			// until its waiter reaps it (CI's loaded run saw one, gone
+			// the next instant).
+			zombies := zombieChildren()
+			for i := 0; i < 250 && len(zombies) > 0; i++ {
+				time.Sleep(20 * time.Millisecond)
+				zombies = zombieChildren()
+			}
+			assert.Equal(t, len(zombies), 0, "zombies: %v", zombies)
 		})
 	}
 }
