@@ -36,13 +36,13 @@ func mark(t *testing.T) string {
 // gone, and fails the test with what is left.
 func waitGone(t *testing.T, m string) {
 	t.Helper()
-	left := e2e.MarkedProcesses(m)
-	for i := 0; i < 250 && (len(left) > 0 || len(zombieChildren()) > 0); i++ {
+	left, zombies := e2e.MarkedProcesses(m), zombieChildren()
+	for i := 0; i < 250 && (len(left) > 0 || len(zombies) > 0); i++ {
 		time.Sleep(20 * time.Millisecond)
-		left = e2e.MarkedProcesses(m)
+		left, zombies = e2e.MarkedProcesses(m), zombieChildren()
 	}
 	assert.Equal(t, len(left), 0, "processes left behind: %v", left)
-	assert.Equal(t, len(zombieChildren()), 0, "zombies left: %v", zombieChildren())
+	assert.Equal(t, len(zombies), 0, "zombies left: %v", zombies)
 }
 
 // zombieChildren lists this process's zombie children.
