@@ -108,8 +108,8 @@ type errTooSlow struct {
 }
 
 func (e errTooSlow) Error() string {
-	return fmt.Sprintf("request body too slow: %d bytes in %v, under %d bytes/s (with %d bytes/s, a slow client holds room other requests' bodies need)",
-		e.size, e.took.Round(time.Millisecond), e.minRate, e.minRate)
+	return fmt.Sprintf("request body too slow: %d bytes in %v, under %d bytes/s (a slow client holds room other requests' bodies need)",
+		e.size, e.took.Round(time.Millisecond), e.minRate)
 }
 
 // rateGrace is how long a body may take before the minimum rate counts

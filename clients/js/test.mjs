@@ -59,18 +59,9 @@ async function forcedSamples(exec, execAsync, force) {
   return samples.filter((s) => t0 < s.timestamp && s.timestamp < t1).length
 }
 
-// Two buttons: "render" draws a list of 20 rows anew (the old rows, which
-// the test looked up, are detached: the driver holds them, the page does
-// not); "leak" also keeps a detached div a click.
-const buttons = `
-window.keptDivs = [];
-const list = () => { const ul = document.createElement('ul'); ul.id = 'rows';
-  for (let k = 0; k < 20; k++) { const li = document.createElement('li'); li.textContent = 'row ' + k; ul.appendChild(li); }
-  (document.getElementById('rows') || document.body.appendChild(document.createElement('ul'))).replaceWith(ul); };
-for (const id of ['render', 'leak']) { const b = document.createElement('button'); b.id = id; b.textContent = id; document.body.appendChild(b); }
-document.getElementById('render').addEventListener('click', list);
-document.getElementById('leak').addEventListener('click', () => { const d = document.createElement('div'); d.className = 'kept'; keptDivs.push(d); list(); });
-list();`
+// Two buttons: a re-render that leaks nothing, and one that also keeps a
+// detached div a click.
+const buttons = readFileSync(path.join(here, '../testdata/leak-buttons.js'), 'utf8')
 
 // checkClicks: a flow of clicks that leaks nothing gives [], one that
 // keeps a div a click rejects with a LeakError naming that group alone.

@@ -91,19 +91,10 @@ def check_leaks(driver):
     assert kept and kept[0]["countDelta"] == 6 and kept[0]["perIteration"] == 2, r
 
 
-# Two buttons: "render" draws a list of 20 rows anew (the old rows, which
-# the test looked up, are detached: chromedriver holds them, the page does
-# not); "leak" also keeps a detached div a click.
-BUTTONS = """
-window.keptDivs = [];
-const list = () => { const ul = document.createElement('ul'); ul.id = 'rows';
-  for (let k = 0; k < 20; k++) { const li = document.createElement('li'); li.textContent = 'row ' + k; ul.appendChild(li); }
-  (document.getElementById('rows') || document.body.appendChild(document.createElement('ul'))).replaceWith(ul); };
-for (const id of ['render', 'leak']) { const b = document.createElement('button'); b.id = id; b.textContent = id; document.body.appendChild(b); }
-document.getElementById('render').addEventListener('click', list);
-document.getElementById('leak').addEventListener('click', () => { const d = document.createElement('div'); d.className = 'kept'; keptDivs.push(d); list(); });
-list();
-"""
+# Two buttons: a re-render that leaks nothing, and one that also keeps a
+# detached div a click.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "leak-buttons.js")) as f:
+    BUTTONS = f.read()
 
 
 def check_check_leaks(driver):

@@ -36,13 +36,26 @@ func mark(t *testing.T) string {
 // gone, and fails the test with what is left.
 func waitGone(t *testing.T, m string) {
 	t.Helper()
-	left, zombies := e2e.MarkedProcesses(m), zombieChildren()
-	for i := 0; i < 250 && (len(left) > 0 || len(zombies) > 0); i++ {
+	left := e2e.MarkedProcesses(m)
+	for i := 0; i < 250 && len(left) > 0; i++ {
 		time.Sleep(20 * time.Millisecond)
-		left, zombies = e2e.MarkedProcesses(m), zombieChildren()
+		left = e2e.MarkedProcesses(m)
 	}
 	assert.Equal(t, len(left), 0, "processes left behind: %v", left)
+	zombies := settledZombies()
 	assert.Equal(t, len(zombies), 0, "zombies left: %v", zombies)
+}
+
+// settledZombies is zombieChildren once none is left, or after 5 s: a
+// process that has just exited (a supervisor) is a zombie until its
+// waiter reaps it.
+func settledZombies() []int {
+	z := zombieChildren()
+	for i := 0; i < 250 && len(z) > 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+		z = zombieChildren()
+	}
+	return z
 }
 
 // zombieChildren lists this process's zombie children.
@@ -259,22 +272,15 @@ func TestDriverDeathTakesBrowser(t *testing.T) {
 				}
 				return n
 			}
-			// Reaping takes a moment: wait for the processes and zombies.
-			for i := 0; i < 250 && (left() > 0 || len(zombieChildren()) > 0); i++ {
+			// Reaping takes a moment: wait for the processes.
+			for i := 0; i < 250 && left() > 0; i++ {
 				time.Sleep(20 * time.Millisecond)
 			}
 			assert.Equal(t, left(), 0, "left: %v", e2e.MarkedProcesses(m))
 			r = do(t, "GET", env.URL+"/session/"+id+"/title", nil)
 			assert.Equal(t, r.Err.Code, wire.InvalidSessionID)
 			assert.Equal(t, env.Upstream.Sessions(), 0)
-			// None left: a supervisor that has just exited is a zombie
-			// until its waiter reaps it (CI's loaded run saw one, gone
-			// the next instant).
-			zombies := zombieChildren()
-			for i := 0; i < 250 && len(zombies) > 0; i++ {
-				time.Sleep(20 * time.Millisecond)
-				zombies = zombieChildren()
-			}
+			zombies := settledZombies()
 			assert.Equal(t, len(zombies), 0, "zombies: %v", zombies)
 		})
 	}
