@@ -25,7 +25,7 @@ var bidiUpgrader = websocket.Upgrader{
 		if status == http.StatusBadRequest {
 			code = wire.InvalidArgument
 		}
-		WriteError(w, wire.Errorf(code, "%v", reason))
+		wire.WriteError(w, wire.Errorf(code, "%v", reason))
 	},
 }
 
@@ -34,19 +34,19 @@ var bidiUpgrader = websocket.Upgrader{
 func (s *Server) bidi(w http.ResponseWriter, r *http.Request) {
 	sess, end, err := s.liveSession(r)
 	if err != nil {
-		WriteError(w, err)
+		wire.WriteError(w, err)
 		return
 	}
 	// An open BiDi connection is a session in use: its commands may be
 	// under way, unseen by wdext, for as long as they take.
 	defer end()
 	if sess.BiDiURL == "" {
-		WriteError(w, wire.Errorf(wire.UnknownCommand, "session %q has no BiDi connection (ask for webSocketUrl: true)", sess.ID))
+		wire.WriteError(w, wire.Errorf(wire.UnknownCommand, "session %q has no BiDi connection (ask for webSocketUrl: true)", sess.ID))
 		return
 	}
 	target, err := url.Parse(sess.BiDiURL)
 	if err != nil {
-		WriteError(w, wire.Errorf(wire.UnknownError, "bad upstream webSocketUrl %q: %v", sess.BiDiURL, err))
+		wire.WriteError(w, wire.Errorf(wire.UnknownError, "bad upstream webSocketUrl %q: %v", sess.BiDiURL, err))
 		return
 	}
 	dialCtx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
@@ -58,7 +58,7 @@ func (s *Server) bidi(w http.ResponseWriter, r *http.Request) {
 		if resp != nil {
 			resp.Body.Close()
 		}
-		WriteError(w, wire.Errorf(wire.UnknownError, "connecting to upstream BiDi %s: %v", target.Redacted(), err))
+		wire.WriteError(w, wire.Errorf(wire.UnknownError, "connecting to upstream BiDi %s: %v", target.Redacted(), err))
 		return
 	}
 	defer up.Close()

@@ -94,10 +94,10 @@ func TestBodyBudget(t *testing.T) {
 		if r.URL.Path == "/whole" {
 			body, err := webdriver.ReadBody(r)
 			if err != nil {
-				webdriver.WriteError(w, err)
+				wire.WriteError(w, err)
 				return
 			}
-			webdriver.WriteValue(w, len(body))
+			wire.WriteValue(w, len(body))
 			return
 		}
 		// As the proxy does: the body streams from where the guard
@@ -105,7 +105,7 @@ func TestBodyBudget(t *testing.T) {
 		n, _ := io.Copy(io.Discard, r.Body)
 		held <- n
 		<-hold
-		webdriver.WriteValue(w, n)
+		wire.WriteValue(w, n)
 	})))
 	defer hs.Close()
 	type result struct {
@@ -165,10 +165,10 @@ func TestBodyBudgetNotHeldByAnnouncing(t *testing.T) {
 	hs := httptest.NewServer(g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := webdriver.ReadBody(r)
 		if err != nil {
-			webdriver.WriteError(w, err)
+			wire.WriteError(w, err)
 			return
 		}
-		webdriver.WriteValue(w, len(body))
+		wire.WriteValue(w, len(body))
 	})))
 	defer hs.Close()
 	for range 4 {
@@ -190,10 +190,10 @@ func TestBodyReadExactly(t *testing.T) {
 	hs := httptest.NewServer(g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := webdriver.ReadBody(r)
 		if err != nil {
-			webdriver.WriteError(w, err)
+			wire.WriteError(w, err)
 			return
 		}
-		webdriver.WriteValue(w, len(body))
+		wire.WriteValue(w, len(body))
 	})))
 	defer hs.Close()
 	body := bytes.Repeat([]byte("x"), size)

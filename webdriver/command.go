@@ -37,7 +37,7 @@ func (s *Server) add(method, path string, h func(http.ResponseWriter, *http.Requ
 	s.exts = append(s.exts, route{endpoint{method, path}, func(w http.ResponseWriter, r *http.Request) {
 		sess, end, err := s.liveSession(r)
 		if err != nil {
-			WriteError(w, err)
+			wire.WriteError(w, err)
 			return
 		}
 		defer end()
@@ -59,7 +59,7 @@ func (s *Server) HandleFallback(method, path string, cmd Command) {
 		}
 		body, err := ReadBody(r)
 		if err != nil {
-			WriteError(w, err)
+			wire.WriteError(w, err)
 			return
 		}
 		rec := &bufferedReply{header: http.Header{}}
@@ -88,7 +88,7 @@ func (s *Server) HandleFallback(method, path string, cmd Command) {
 func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Session, cmd Command) {
 	body, err := ReadBody(r)
 	if err != nil {
-		WriteError(w, err)
+		wire.WriteError(w, err)
 		return
 	}
 	ctx, cancel := untilGone(r.Context(), sess.Gone)
@@ -103,10 +103,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sess *session.Sessi
 			// The driver ended the session (or died): so does wdext.
 			s.forget(sess.ID)
 		}
-		WriteError(w, we)
+		wire.WriteError(w, we)
 		return
 	}
-	WriteValue(w, v)
+	wire.WriteValue(w, v)
 }
 
 // commandError maps an extension command's failure to a W3C error: a dead

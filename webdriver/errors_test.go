@@ -39,14 +39,14 @@ func TestErrorStatuses(t *testing.T) {
 
 func TestWriteErrorShape(t *testing.T) {
 	rec := httptest.NewRecorder()
-	webdriver.WriteError(rec, errors.New("plain"))
+	wire.WriteError(rec, errors.New("plain"))
 	assert.Equal(t, rec.Code, 500)
 	assert.Equal(t, rec.Header().Get("Content-Type"), wire.ContentType)
 	assert.Equal(t, rec.Body.String(), `{"value":{"error":"unknown error","message":"plain","stacktrace":""}}`)
 
 	rec = httptest.NewRecorder()
 	wrapped := errors.Join(errors.New("context"), wire.Errorf(wire.NoSuchAlert, "none %d", 1))
-	webdriver.WriteError(rec, wrapped)
+	wire.WriteError(rec, wrapped)
 	assert.Equal(t, rec.Code, 404)
 	e, ok := wire.ParseError(rec.Body.Bytes())
 	assert.Assert(t, ok)

@@ -118,7 +118,7 @@ func refuse(w http.ResponseWriter, r *http.Request, log *slog.Logger, level slog
 	log.Log(r.Context(), level, "request refused",
 		"method", r.Method, "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"),
 		"remote", r.RemoteAddr, "error", err.Code, "why", err.Message)
-	WriteError(w, err)
+	wire.WriteError(w, err)
 }
 
 // refuseGrace bounds how long net/http may read the rest of a refused

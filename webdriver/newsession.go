@@ -24,19 +24,19 @@ import (
 func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 	body, err := ReadBody(r)
 	if err != nil {
-		WriteError(w, err)
+		wire.WriteError(w, err)
 		return
 	}
 	req, err := decodeObject(body)
 	if err != nil {
-		WriteError(w, err)
+		wire.WriteError(w, err)
 		return
 	}
 	// A slot for the session, held until it is in the registry (or was
 	// not created).
 	release, ok := s.cfg.Sessions.Reserve()
 	if !ok {
-		WriteError(w, wire.Errorf(wire.SessionNotCreated, "%s: delete a session, or create it on another node", s.fullMessage()))
+		wire.WriteError(w, wire.Errorf(wire.SessionNotCreated, "%s: delete a session, or create it on another node", s.fullMessage()))
 		return
 	}
 	defer release()
@@ -52,14 +52,14 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	st, err := s.startDriver(ctx, req, body)
 	if err != nil {
-		WriteError(w, err)
+		wire.WriteError(w, err)
 		return
 	}
 	defer st.cancel()
 	status, reply, err := s.create(st)
 	if err != nil {
 		st.bind("", err)
-		WriteError(w, err)
+		wire.WriteError(w, err)
 		return
 	}
 	id := ""

@@ -154,19 +154,19 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		WriteError(w, wire.Errorf(wire.InvalidArgument, "request body exceeds the limit of %d bytes (see --max-body)", tooBig.Limit))
+		wire.WriteError(w, wire.Errorf(wire.InvalidArgument, "request body exceeds the limit of %d bytes (see --max-body)", tooBig.Limit))
 	case errors.Is(context.Cause(r.Context()), errDriverGone) || isClosed(t.gone):
-		WriteError(w, wire.Errorf(wire.InvalidSessionID, "the driver process that held this session has exited"))
+		wire.WriteError(w, wire.Errorf(wire.InvalidSessionID, "the driver process that held this session has exited"))
 	case r.Context().Err() != nil:
 		// The client went away; nobody reads this reply.
 		w.WriteHeader(499)
 	case waitClosed(t.gone, driverExitGrace):
 		// A dying driver drops its connections a moment before its
 		// process is reaped: the dropped connection was the first sign.
-		WriteError(w, wire.Errorf(wire.InvalidSessionID, "the driver process that held this session has exited"))
+		wire.WriteError(w, wire.Errorf(wire.InvalidSessionID, "the driver process that held this session has exited"))
 	default:
 		p.log.Warn("upstream failed", "upstream", t.base.Redacted(), "method", r.Method, "path", r.URL.Path, "err", err)
-		WriteError(w, wire.Errorf(wire.UnknownError, "upstream driver %s did not answer: %v", t.base.Redacted(), err))
+		wire.WriteError(w, wire.Errorf(wire.UnknownError, "upstream driver %s did not answer: %v", t.base.Redacted(), err))
 	}
 }
 

@@ -176,7 +176,7 @@ func methodNotAllowed(allowed []string) http.Handler {
 	list := strings.Join(allowed, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", list)
-		WriteError(w, wire.Errorf(wire.UnknownMethod, "%s is not a method of %s (allowed: %s)", r.Method, r.URL.Path, list))
+		wire.WriteError(w, wire.Errorf(wire.UnknownMethod, "%s is not a method of %s (allowed: %s)", r.Method, r.URL.Path, list))
 	})
 }
 
@@ -195,7 +195,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		s.forwardSession(w, r)
 		return
 	}
-	WriteError(w, wire.Errorf(wire.UnknownCommand, "unknown command: %s %s", r.Method, r.URL.Path))
+	wire.WriteError(w, wire.Errorf(wire.UnknownCommand, "unknown command: %s %s", r.Method, r.URL.Path))
 }
 
 // stripPrefix serves both "/x" and prefix+"/x": tebeka/selenium and old

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/session"
+	"github.com/wdext/wdext/wire"
 )
 
 // Config is what a Server is built from.
@@ -125,7 +126,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	if used, limit := s.cfg.Sessions.Capacity(); ready && limit > 0 && used >= limit {
 		ready, msg = false, s.fullMessage()
 	}
-	WriteValue(w, map[string]any{"ready": ready, "message": msg})
+	wire.WriteValue(w, map[string]any{"ready": ready, "message": msg})
 }
 
 // fullMessage says that the server holds as many sessions as it may.

@@ -57,7 +57,7 @@ func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
 	}
 	end, err := s.enter(sess)
 	if err != nil {
-		WriteError(w, err)
+		wire.WriteError(w, err)
 		return
 	}
 	defer end()
@@ -77,12 +77,12 @@ func (s *Server) forwardSession(w http.ResponseWriter, r *http.Request) {
 // client of the driver), unless wdext ended that session itself.
 func (s *Server) forwardUnseen(w http.ResponseWriter, r *http.Request, id string) {
 	if _, ended := s.cfg.Sessions.Why(id); ended {
-		WriteError(w, s.noSession(id))
+		wire.WriteError(w, s.noSession(id))
 		return
 	}
 	in, err := s.cfg.Upstream.Current(r.Context())
 	if err != nil {
-		WriteError(w, wire.Errorf(wire.InvalidSessionID, "no live session with id %q (and no driver: %v)", id, err))
+		wire.WriteError(w, wire.Errorf(wire.InvalidSessionID, "no live session with id %q (and no driver: %v)", id, err))
 		return
 	}
 	s.proxy.Forward(w, r, in.URL, in.Done)

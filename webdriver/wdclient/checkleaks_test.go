@@ -10,7 +10,6 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -21,7 +20,7 @@ func TestCheckLeaksActionFails(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		got = append(got, r.URL.Path+" "+string(body))
-		webdriver.WriteValue(w, wire.LeakReport{Iterations: 1, Leaks: []wire.Leak{{Kind: wire.LeakObjects, Name: "Foo"}}})
+		wire.WriteValue(w, wire.LeakReport{Iterations: 1, Leaks: []wire.Leak{{Kind: wire.LeakObjects, Name: "Foo"}}})
 	}))
 	defer srv.Close()
 	c := &Client{URL: srv.URL + "/"}

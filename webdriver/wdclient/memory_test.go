@@ -13,7 +13,6 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/memory/measurement"
-	"github.com/wdext/wdext/webdriver"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -27,14 +26,14 @@ func TestMemoryCommands(t *testing.T) {
 		got = append(got, request{r.Method, r.URL.Path, string(body)})
 		switch r.URL.Path {
 		case "/session/s1/wdext/memory/measure":
-			webdriver.WriteValue(w, wire.MemoryMeasurement{Bytes: 5, Breakdown: []wire.MemoryBreakdownEntry{
+			wire.WriteValue(w, wire.MemoryMeasurement{Bytes: 5, Breakdown: []wire.MemoryBreakdownEntry{
 				{Bytes: 5, Attribution: []wire.MemoryAttribution{{URL: "https://a.test/", Scope: wire.ScopeWindow}}, Types: []string{"JavaScript"}},
 				{},
 			}})
 		case "/session/s1/wdext/memory/gc":
-			webdriver.WriteValue(w, wire.GCResult{Targets: []wire.GCTarget{{Type: "page", URL: "https://a.test/", UsedBefore: 9, UsedAfter: 4}}})
+			wire.WriteValue(w, wire.GCResult{Targets: []wire.GCTarget{{Type: "page", URL: "https://a.test/", UsedBefore: 9, UsedAfter: 4}}})
 		default:
-			webdriver.WriteError(w, wire.Errorf(wire.InvalidSessionID, "no"))
+			wire.WriteError(w, wire.Errorf(wire.InvalidSessionID, "no"))
 		}
 	}))
 	defer srv.Close()

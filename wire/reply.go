@@ -1,10 +1,8 @@
-package webdriver
+package wire
 
 import (
 	"encoding/json"
 	"net/http"
-
-	"github.com/wdext/wdext/wire"
 )
 
 // WriteValue writes a success reply: {"value": v}.
@@ -13,10 +11,10 @@ func WriteValue(w http.ResponseWriter, v any) {
 		Value any `json:"value"`
 	}{v})
 	if err != nil {
-		WriteError(w, wire.Errorf(wire.UnknownError, "encoding reply: %v", err))
+		WriteError(w, Errorf(UnknownError, "encoding reply: %v", err))
 		return
 	}
-	w.Header().Set("Content-Type", wire.ContentType)
+	w.Header().Set("Content-Type", ContentType)
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
@@ -24,11 +22,11 @@ func WriteValue(w http.ResponseWriter, v any) {
 
 // WriteError writes err as the W3C error envelope with its HTTP status.
 func WriteError(w http.ResponseWriter, err error) {
-	we := wire.AsError(err)
-	body, _ := json.Marshal(wire.ErrorEnvelope{Value: wire.ErrorValue{
+	we := AsError(err)
+	body, _ := json.Marshal(ErrorEnvelope{Value: ErrorValue{
 		Error: string(we.Code), Message: we.Message, Stacktrace: "",
 	}})
-	w.Header().Set("Content-Type", wire.ContentType)
+	w.Header().Set("Content-Type", ContentType)
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(we.Code.Status())
 	w.Write(body)
