@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what wdext's tests and demo need on a fresh Debian machine:
 # Chromium and chromedriver, WebKitWebDriver (webkit2gtk-driver), Xvfb,
+# Firefox ESR,
 # python3-selenium and jq (the README's examples), Java 17 (the Selenium
 # Grid test) from Debian; from npm, wpt-runner (for its testharness.js)
 # into .cache/, the Node.js clients the client helpers are tested with
@@ -38,6 +39,9 @@ command -v chromedriver >/dev/null 2>&1 || [ -x /usr/bin/chromedriver ] || need+
 # driver (which pulls in MiniBrowser) and an X server to show it on.
 command -v WebKitWebDriver >/dev/null 2>&1 || [ -x /usr/bin/WebKitWebDriver ] || need+=(webkit2gtk-driver)
 command -v Xvfb >/dev/null 2>&1 || [ -x /usr/bin/Xvfb ] || need+=(xvfb)
+# Firefox, the third engine (wdext serve --engine firefox): wdext drives
+# it through Marionette itself (there is no geckodriver to install).
+command -v firefox-esr >/dev/null 2>&1 || [ -x /usr/bin/firefox-esr ] || need+=(firefox-esr)
 # Selenium's Python client, for the test that checks the extension
 # commands' parameter policy with it and for the README's Python example.
 /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)

@@ -4,6 +4,7 @@ package registry
 
 import (
 	"github.com/wdext/wdext/engine/chromium"
+	"github.com/wdext/wdext/engine/firefox"
 	"github.com/wdext/wdext/engine/kind"
 	"github.com/wdext/wdext/engine/webkitgtk"
 )
@@ -13,4 +14,5 @@ import (
 var Kinds = kind.List{
 	chromium.Kind,
 	webkitgtk.Kind,
+	firefox.Kind,
 }

@@ -1,0 +1,31 @@
+// Package firefox is the Firefox engine: wdext runs firefox-esr itself,
+// headless, one browser per session, and is its Marionette client (there
+// is no geckodriver here; Mozilla's wptrunner drives Firefox the same
+// way).
+//
+// What it owns:
+//   - the Upstream (driver.PerSession): for each new session, a
+//     translator on a loopback port that the server forwards to like any
+//     driver. At New Session it processes the capabilities as WebDriver's
+//     remote end does (alwaysMatch/firstMatch, validation, matching),
+//     starts Firefox on a fresh profile with the session's
+//     moz:firefoxOptions binary, args, prefs and env, and makes
+//     Marionette's session, flat capabilities as Marionette takes them;
+//   - the translation: each classic W3C command is one Marionette command
+//     (routes), Get Named Cookie and Status excepted; Marionette's errors
+//     already carry W3C codes. webSocketUrl is Firefox's own BiDi server,
+//     which the server proxies as any driver's;
+//   - the Engine: the extension commands Firefox serves, by privileged
+//     script in the page's content process (Marionette's "system"
+//     sandbox), and, for the others, why not (Lacks).
+//
+// Rules:
+//   - Marionette serves one client: the translator is it, for the
+//     browser's life. A Firefox behind --upstream (geckodriver) is
+//     forwarded to without the extension commands (BindRemote says why).
+//   - Each browser runs under procgroup in the group's own directory, its
+//     profile there too: nothing is left after the session, after
+//     SIGTERM, or after wdext is killed (the next run sweeps).
+//   - No command package is imported: the engine answers capabilities of
+//     package engine.
+package firefox

@@ -1,0 +1,89 @@
+package firefox
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/engine/firefox/marionette"
+	"github.com/wdext/wdext/wire"
+)
+
+// BrowserName is the browserName Firefox reports.
+const BrowserName = "firefox"
+
+// IsBrowser reports whether a session's browserName is Firefox's.
+func IsBrowser(browserName string) bool { return strings.EqualFold(browserName, BrowserName) }
+
+// Engine is a Firefox session's browser that wdext started and is the
+// Marionette client of: the memory commands run privileged script in the
+// page's content process (Marionette's "system" sandbox).
+type Engine struct {
+	// conn is the browser's Marionette connection; the translator that
+	// started the browser owns it and closes it with the browser.
+	conn *marionette.Conn
+}
+
+// Name says what the engine is.
+func (e *Engine) Name() string { return "Firefox (Marionette)" }
+
+// Close does nothing: the connection goes with the browser.
+func (e *Engine) Close() error { return nil }
+
+// Lacks says why Firefox does not serve a capability through wdext yet.
+func (e *Engine) Lacks(capability string) string {
+	switch capability {
+	case engine.ForceSample.Name:
+		return "Firefox has no Profiler API and no force-sample entry point; the Profiler polyfill is not injected into Firefox yet"
+	case engine.Census.Name, engine.LiveObjects.Name, engine.Leaks.Name, engine.AllLeaks.Name:
+		return "wdext reads heaps from snapshots, and Firefox's heap snapshots kill the content process unless its DevTools server is attached, which wdext does not do yet"
+	case engine.AllocationLog.Name, engine.GCLog.Name:
+		return "Debugger.Memory's allocation and GC logs are reachable in the content process, but wdext does not serve them on Firefox yet"
+	case engine.MeasureMemory.Name:
+		return "Firefox has no measureUserAgentSpecificMemory, and wdext does not shape its memory reporters as one yet"
+	}
+	return ""
+}
+
+// system runs script with the system principal in the content process of
+// the session's current browsing context, and decodes its result into v.
+func (e *Engine) system(ctx context.Context, script string, v any) error {
+	raw, err := e.conn.Call(ctx, "WebDriver:ExecuteScript", map[string]any{"script": script, "args": []any{}, "sandbox": "system"})
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(value(raw), v)
+}
+
+//go:embed gc.js
+var gcScript string
+
+// CollectGarbage runs a full collection (Cu.forceGC, forceCC, forceGC) in
+// the current page's content process. The sizes are the tab's JavaScript
+// memory as Firefox's memory reporters tell it (sizeOfTab: objects,
+// strings and the rest), before and after.
+func (e *Engine) CollectGarbage(ctx context.Context) (*wire.GCResult, error) {
+	var r struct {
+		URL           string `json:"url"`
+		Before, After uint64
+	}
+	if err := e.system(ctx, gcScript, &r); err != nil {
+		return nil, engine.Failed("collecting garbage in Firefox", err)
+	}
+	return &wire.GCResult{Targets: []wire.GCTarget{{Type: "page", URL: r.URL, UsedBefore: r.Before, UsedAfter: r.After}}}, nil
+}
+
+// BindRemote declines Firefox sessions of a driver wdext did not start
+// (geckodriver, a Grid node): geckodriver is Marionette's one client, so
+// wdext cannot reach the content process; the session is forwarded as
+// is, without the extension commands.
+func BindRemote(_ context.Context, s engine.NewSession) (engine.Engine, error) {
+	name, _ := s.Capabilities["browserName"].(string)
+	if !IsBrowser(name) {
+		return nil, fmt.Errorf("browserName %q is not Firefox", name)
+	}
+	return nil, fmt.Errorf("the extension commands of Firefox need wdext to be Marionette's client (wdext serve --engine firefox): behind --upstream, geckodriver is")
+}

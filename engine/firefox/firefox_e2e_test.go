@@ -1,0 +1,202 @@
+package firefox_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tebeka/selenium"
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/engine/firefox"
+	"github.com/wdext/wdext/engine/kind"
+	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/memory"
+	"github.com/wdext/wdext/memory/debuggermemory"
+	"github.com/wdext/wdext/wire"
+)
+
+// start runs wdext in front of managed Firefox, with the memory commands,
+// until the test ends; processes the test starts carry its marker.
+func start(t *testing.T) (url, mark string) {
+	t.Helper()
+	bin, err := firefox.Find(os.Getenv("WDEXT_FIREFOX"))
+	if err == nil {
+		_, err = os.Stat(bin)
+	}
+	e2e.Require(t, "firefox-esr", err)
+	m := fmt.Sprintf("%s-%d", t.Name(), os.Getpid())
+	t.Setenv("WDEXT_TEST_MARK", m)
+	_, url = e2e.Serve(t, kind.Managed{Upstream: &firefox.Upstream{Binary: bin}}, firefox.Kind.Commands, memory.Register, debuggermemory.Register)
+	return url, "WDEXT_TEST_MARK=" + m
+}
+
+// waitGone waits for the marked processes to be gone and fails with what
+// is left.
+func waitGone(t *testing.T, mark string) {
+	t.Helper()
+	left := e2e.MarkedProcesses(mark)
+	for i := 0; i < 250 && len(left) > 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+		left = e2e.MarkedProcesses(mark)
+	}
+	assert.Equal(t, len(left), 0, "processes left behind: %v", left)
+}
+
+// A Selenium client's element commands work through the Marionette
+// translation, and Firefox's errors arrive as W3C errors.
+func TestSeleniumElementCommands(t *testing.T) {
+	url, mark := start(t)
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	wd, err := selenium.NewRemote(selenium.Capabilities{"browserName": "firefox"}, url)
+	assert.NilError(t, err)
+	assert.NilError(t, wd.Get(pages.A+"/firefox/form.html"))
+	title, err := wd.Title()
+	assert.NilError(t, err)
+	assert.Equal(t, title, "form")
+
+	add, err := wd.FindElement(selenium.ByID, "add")
+	assert.NilError(t, err)
+	for range 2 {
+		assert.NilError(t, add.Click())
+	}
+	out, err := wd.FindElement(selenium.ByCSSSelector, "#out")
+	assert.NilError(t, err)
+	text, err := out.Text()
+	assert.NilError(t, err)
+	assert.Equal(t, text, "clicked 2")
+
+	name, err := wd.FindElement(selenium.ByID, "name")
+	assert.NilError(t, err)
+	assert.NilError(t, name.SendKeys("wdext"))
+	v, err := wd.ExecuteScript("return arguments[0].value", []any{name})
+	assert.NilError(t, err)
+	assert.Equal(t, v, "wdext")
+
+	list, err := wd.FindElement(selenium.ByTagName, "ul")
+	assert.NilError(t, err)
+	items, err := list.FindElements(selenium.ByCSSSelector, "li.item")
+	assert.NilError(t, err)
+	assert.Equal(t, len(items), 3)
+	loc, err := items[2].Location()
+	assert.NilError(t, err)
+	assert.Assert(t, loc.Y > 0)
+
+	got, err := wd.ExecuteScript("return arguments[0].textContent + document.title", []any{items[1]})
+	assert.NilError(t, err)
+	assert.Equal(t, got, "twoform")
+	ck, err := wd.GetCookie("flavour")
+	assert.NilError(t, err)
+	assert.Equal(t, ck.Value, "oat")
+	png, err := wd.Screenshot()
+	assert.NilError(t, err)
+	assert.Assert(t, len(png) > 1000)
+
+	_, err = wd.FindElement(selenium.ByID, "missing")
+	assert.ErrorContains(t, err, "no such element")
+
+	// Raw: the W3C status and envelope of Firefox's errors.
+	s := url + "/session/" + wd.SessionID()
+	status, body := post(t, s+"/element", `{"using":"css selector","value":"#missing"}`)
+	assert.Equal(t, status, 404, body)
+	assert.Assert(t, strings.Contains(body, `"error":"no such element"`), body)
+	status, body = get(t, s+"/cookie/nope")
+	assert.Equal(t, status, 404, body)
+	assert.Assert(t, strings.Contains(body, `"error":"no such cookie"`), body)
+	status, body = post(t, s+"/url", `{"url": 5}`)
+	assert.Equal(t, status, 400, body)
+	assert.Assert(t, strings.Contains(body, `"error":"invalid argument"`), body)
+
+	assert.NilError(t, wd.Quit())
+	waitGone(t, mark)
+}
+
+// New Session processes capabilities as a remote end does: bad ones are
+// "invalid argument", unmatched ones "session not created", and no
+// browser is left behind either way.
+func TestNewSessionErrors(t *testing.T) {
+	url, mark := start(t)
+	for body, want := range map[string]string{
+		`{"capabilities": {"alwaysMatch": {"browserName": 5}}}`:                            "invalid argument",
+		`{"capabilities": {"alwaysMatch": {"nonsense": true}}}`:                            "invalid argument",
+		`{"capabilities": {"firstMatch": []}}`:                                             "invalid argument",
+		`{"capabilities": {"alwaysMatch": {"browserName": "chrome"}}}`:                     "session not created",
+		`{"capabilities": {"alwaysMatch": {"moz:firefoxOptions": {"args": [1]}}}}`:         "invalid argument",
+		`{"capabilities": {"alwaysMatch": {"moz:firefoxOptions": {"profile": "UEsFBg"}}}}`: "session not created",
+		`{"capabilities": {"alwaysMatch": {"pageLoadStrategy": "soon"}}}`:                  "invalid argument",
+	} {
+		status, reply := post(t, url+"/session", body)
+		var e wire.ErrorEnvelope
+		assert.NilError(t, json.Unmarshal([]byte(reply), &e), reply)
+		assert.Equal(t, e.Value.Error, want, "%s → %s", body, reply)
+		assert.Equal(t, status, wire.ErrorCode(want).Status(), body)
+	}
+	// firstMatch picks the entry Firefox matches; moz:firefoxOptions prefs
+	// reach the profile.
+	status, reply := post(t, url+"/session", `{"capabilities": {"firstMatch": [{"browserName": "chrome"}, {"browserName": "firefox", "moz:firefoxOptions": {"prefs": {"wdext.test.pref": "set"}}}]}}`)
+	assert.Equal(t, status, 200, reply)
+	var ns struct {
+		Value struct {
+			SessionID    string         `json:"sessionId"`
+			Capabilities map[string]any `json:"capabilities"`
+		} `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(reply), &ns))
+	assert.Equal(t, ns.Value.Capabilities["browserName"], "firefox")
+	profile, _ := ns.Value.Capabilities["moz:profile"].(string)
+	userJS, err := os.ReadFile(profile + "/user.js")
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(userJS), `user_pref("wdext.test.pref", "set");`), "%s", userJS)
+	status, reply = del(t, url+"/session/"+ns.Value.SessionID)
+	assert.Equal(t, status, 200, reply)
+	waitGone(t, mark)
+}
+
+// memory/gc collects in the page's content process; the commands Firefox
+// does not serve yet answer "unsupported operation" saying why.
+func TestMemoryCommands(t *testing.T) {
+	url, _ := start(t)
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	wd, err := selenium.NewRemote(selenium.Capabilities{"browserName": "firefox"}, url)
+	assert.NilError(t, err)
+	defer wd.Quit()
+	assert.NilError(t, wd.Get(pages.A+"/firefox/form.html"))
+	s := url + "/session/" + wd.SessionID()
+
+	status, body := post(t, s+"/wdext/memory/gc", `{}`)
+	assert.Equal(t, status, 200, body)
+	var gc struct {
+		Value wire.GCResult `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &gc))
+	assert.Equal(t, len(gc.Value.Targets), 1, body)
+	assert.Equal(t, gc.Value.Targets[0].Type, "page")
+	assert.Equal(t, gc.Value.Targets[0].URL, pages.A+"/firefox/form.html")
+	assert.Assert(t, gc.Value.Targets[0].UsedAfter > 0, body)
+
+	status, body = post(t, s+"/wdext/memory/census", `{}`)
+	assert.Equal(t, status, 500, body)
+	assert.Assert(t, strings.Contains(body, `"error":"unsupported operation"`), body)
+	assert.Assert(t, strings.Contains(body, "heap snapshots"), body)
+}
+
+func post(t *testing.T, url, body string) (int, string) { return call(t, "POST", url, body) }
+func get(t *testing.T, url string) (int, string)        { return call(t, "GET", url, "") }
+func del(t *testing.T, url string) (int, string)        { return call(t, "DELETE", url, "") }
+
+func call(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	assert.NilError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	assert.NilError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	assert.NilError(t, err)
+	return resp.StatusCode, string(b)
+}

@@ -1,0 +1,56 @@
+package firefox
+
+import (
+	"flag"
+	"log/slog"
+
+	"github.com/wdext/wdext/driver"
+	"github.com/wdext/wdext/engine/kind"
+)
+
+// Kind is Firefox to the program: firefox-esr, which wdext runs itself
+// (one per session) and drives through Marionette, or finds behind
+// --upstream (geckodriver), where only forwarding is served.
+var Kind = kind.Kind{
+	Name:   "firefox",
+	Starts: "firefox-esr, headless, one per session, driven through Marionette",
+	Flags: func(fs *flag.FlagSet) kind.Launcher {
+		l := &launcher{}
+		fs.StringVar(&l.binary, "firefox", "", "Firefox binary for --engine firefox (default: firefox-esr, then firefox, on $PATH or in /usr/bin)")
+		return l
+	},
+	Bind: BindRemote,
+	WPT: kind.WPT{
+		Product:      "firefox",
+		Recognise:    IsBrowser,
+		Capabilities: WPTCapabilities,
+	},
+}
+
+// launcher starts Firefox per session.
+type launcher struct{ binary string }
+
+func (l *launcher) Launch(*slog.Logger) (kind.Managed, error) {
+	path, err := Find(l.binary)
+	if err != nil {
+		return kind.Managed{}, err
+	}
+	if err := driver.Runnable("--firefox", l.binary, path); err != nil {
+		return kind.Managed{}, err
+	}
+	up := &Upstream{Binary: path}
+	return kind.Managed{Upstream: up, RunInfo: map[string]any{"headless": true}}, nil
+}
+
+// WPTCapabilities are what a Firefox session needs to run tests served as
+// s says: acceptInsecureCerts with an HTTPS server. Tests run on localhost
+// origins (kind.WPT.Hosts false): Firefox could resolve WPT's host names
+// through its network.dns.localDomains pref, as wptrunner sets it, which
+// wdext does not do yet.
+func WPTCapabilities(s kind.Served) map[string]any {
+	caps := map[string]any{"browserName": BrowserName}
+	if s.SPKIHash != "" {
+		caps["acceptInsecureCerts"] = true
+	}
+	return caps
+}

@@ -1,0 +1,14 @@
+user_pref("app.update.disabledForTesting", true);
+user_pref("browser.aboutwelcome.enabled", false);
+user_pref("browser.safebrowsing.malware.enabled", false);
+user_pref("browser.safebrowsing.phishing.enabled", false);
+user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("browser.tabs.warnOnClose", false);
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("dom.disable_open_during_load", false);
+user_pref("extensions.update.enabled", false);
+user_pref("marionette.port", 0);
+user_pref("network.captive-portal-service.enabled", false);
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+user_pref("wdext.test", "yes");
