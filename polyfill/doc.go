@@ -1,10 +1,11 @@
 // Package polyfill holds wdext's Profiler polyfill (profiler.js, embedded):
 // the JS Self-Profiling API's Profiler interface for engines that have
-// none (WebKitGTK), following the spec's WebIDL and algorithms. Script
+// none (WebKitGTK, Firefox), following the spec's WebIDL and algorithms. Script
 // installs it in a realm; ForceSampleScript forces a sample there;
 // SetPolicyScript, EnableSamplerScript and DeliverScript are what an
 // engine runs in a realm to tell it its Document-Policy, that periodic
-// samples exist, and to hand them over.
+// samples exist, and to hand them over. InjectScript, InjectPolicy and
+// JSProfilingAllowed are for servers that put these in documents.
 //
 // Rules:
 //

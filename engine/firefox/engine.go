@@ -9,6 +9,7 @@ import (
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/firefox/marionette"
+	"github.com/wdext/wdext/engine/framewalk"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -25,6 +26,9 @@ type Engine struct {
 	// conn is the browser's Marionette connection; the translator that
 	// started the browser owns it and closes it with the browser.
 	conn *marionette.Conn
+	// driver reaches the session's driver (the translator), for the frame
+	// walk of forcesample.
+	driver engine.Driver
 }
 
 // Name says what the engine is.
@@ -36,8 +40,6 @@ func (e *Engine) Close() error { return nil }
 // Lacks says why Firefox does not serve a capability through wdext yet.
 func (e *Engine) Lacks(capability string) string {
 	switch capability {
-	case engine.ForceSample.Name:
-		return "Firefox has no Profiler API and no force-sample entry point; the Profiler polyfill is not injected into Firefox yet"
 	case engine.Census.Name, engine.LiveObjects.Name, engine.Leaks.Name, engine.AllLeaks.Name:
 		return "wdext reads heaps from snapshots, and Firefox's heap snapshots kill the content process unless its DevTools server is attached, which wdext does not do yet"
 	case engine.AllocationLog.Name, engine.GCLog.Name:
@@ -57,6 +59,12 @@ func (e *Engine) system(ctx context.Context, script string, v any) error {
 	}
 	return json.Unmarshal(value(raw), v)
 }
+
+// ForceSample forces a sample in every frame's Profiler polyfill, which
+// every document of the session runs first (a BiDi preload script), by a
+// frame walk: Firefox has no Profiler of its own and no force-sample
+// entry point. Workers are not reached.
+func (e *Engine) ForceSample(ctx context.Context) error { return framewalk.ForceSample(ctx, e.driver) }
 
 //go:embed gc.js
 var gcScript string

@@ -10,11 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/engine/firefox"
 	"github.com/wdext/wdext/engine/kind"
+	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
@@ -32,7 +34,7 @@ func start(t *testing.T) (url, mark string) {
 	e2e.Require(t, "firefox-esr", err)
 	m := fmt.Sprintf("%s-%d", t.Name(), os.Getpid())
 	t.Setenv("WDEXT_TEST_MARK", m)
-	_, url = e2e.Serve(t, kind.Managed{Upstream: &firefox.Upstream{Binary: bin}}, firefox.Kind.Commands, memory.Register, debuggermemory.Register)
+	_, url = e2e.Serve(t, kind.Managed{Upstream: &firefox.Upstream{Binary: bin}}, firefox.Kind.Commands, memory.Register, debuggermemory.Register, forcesample.Register)
 	return url, "WDEXT_TEST_MARK=" + m
 }
 
@@ -114,6 +116,62 @@ func TestSeleniumElementCommands(t *testing.T) {
 
 	assert.NilError(t, wd.Quit())
 	waitGone(t, mark)
+}
+
+// forcesample reaches the Profiler polyfill that every document runs
+// first (a BiDi preload script): three forces, three samples, in a
+// frame of another site too.
+func TestForceSample(t *testing.T) {
+	url, _ := start(t)
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	wd, err := selenium.NewRemote(selenium.Capabilities{"browserName": "firefox"}, url)
+	assert.NilError(t, err)
+	defer wd.Quit()
+	assert.NilError(t, wd.Get(pages.A+"/firefox/form.html"))
+	const startProfiler = "window.profiler = new Profiler({sampleInterval: 10000, maxBufferSize: 100}); return typeof Profiler"
+	got, err := wd.ExecuteScript(startProfiler, nil)
+	assert.NilError(t, err)
+	assert.Equal(t, got, "function")
+	s := url + "/session/" + wd.SessionID()
+	for range 3 {
+		status, body := post(t, s+"/forcesample", `{}`)
+		assert.Equal(t, status, 200, body)
+	}
+	n, err := wd.ExecuteScriptAsync("profiler.stop().then(trace => arguments[0](trace.samples.length))", nil)
+	assert.NilError(t, err)
+	assert.Equal(t, n, 3.0)
+}
+
+// webSocketUrl: true gives the client Firefox's BiDi session through
+// wdext's proxy, beside wdext's own use of it.
+func TestBiDi(t *testing.T) {
+	url, _ := start(t)
+	status, body := post(t, url+"/session", `{"capabilities": {"alwaysMatch": {"webSocketUrl": true}}}`)
+	assert.Equal(t, status, 200, body)
+	var ns struct {
+		Value struct {
+			Capabilities struct {
+				WebSocketURL string `json:"webSocketUrl"`
+			} `json:"capabilities"`
+		} `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &ns))
+	ws := ns.Value.Capabilities.WebSocketURL
+	assert.Assert(t, strings.HasPrefix(ws, "ws://"+strings.TrimPrefix(url, "http://")+"/"), "%q is not wdext's", ws)
+	c, _, err := websocket.DefaultDialer.Dial(ws, nil)
+	assert.NilError(t, err)
+	defer c.Close()
+	assert.NilError(t, c.WriteJSON(map[string]any{"id": 1, "method": "browsingContext.getTree", "params": map[string]any{}}))
+	var r struct {
+		ID     int    `json:"id"`
+		Type   string `json:"type"`
+		Result struct {
+			Contexts []map[string]any `json:"contexts"`
+		} `json:"result"`
+	}
+	assert.NilError(t, c.ReadJSON(&r))
+	assert.Equal(t, r.Type, "success")
+	assert.Equal(t, len(r.Result.Contexts), 1)
 }
 
 // New Session processes capabilities as a remote end does: bad ones are

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine/kind"
+	"github.com/wdext/wdext/polyfill"
 )
 
 // Kind is Firefox to the program: firefox-esr, which wdext runs itself
@@ -21,8 +22,12 @@ var Kind = kind.Kind{
 	},
 	Bind: BindRemote,
 	WPT: kind.WPT{
-		Product:      "firefox",
-		Recognise:    IsBrowser,
+		Product:   "firefox",
+		Recognise: IsBrowser,
+		// Each document runs the Profiler polyfill first (a preload
+		// script); the served document tells it its Document-Policy,
+		// which a preload script cannot know.
+		Document:     polyfill.InjectPolicy,
 		Capabilities: WPTCapabilities,
 	},
 }

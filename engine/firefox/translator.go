@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wdext/wdext/engine/firefox/marionette"
+	"github.com/wdext/wdext/polyfill"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -104,13 +105,10 @@ func (t *translator) newSession(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, wire.Errorf(wire.SessionNotCreated, "%v", err))
 		return
 	}
-	var reply struct {
-		SessionID    string         `json:"sessionId"`
-		Capabilities map[string]any `json:"capabilities"`
-	}
-	if err := b.conn.Send(ctx, "WebDriver:NewSession", caps, &reply); err != nil {
+	reply, err := t.marionetteSession(ctx, b, caps)
+	if err != nil {
 		b.kill()
-		wire.WriteError(w, sessionNotCreated(err))
+		wire.WriteError(w, err)
 		return
 	}
 	t.mu.Lock()
@@ -124,6 +122,33 @@ func (t *translator) newSession(w http.ResponseWriter, r *http.Request) {
 	t.mu.Unlock()
 	go t.watch(b) // owned by the browser: ends when it exits
 	wire.WriteValue(w, reply)
+}
+
+// newSessionReply is New Session's value.
+type newSessionReply struct {
+	SessionID    string         `json:"sessionId"`
+	Capabilities map[string]any `json:"capabilities"`
+}
+
+// marionetteSession makes Marionette's session with caps, and puts the
+// Profiler polyfill in each of its documents through the session's BiDi
+// server, which it asks for whether the client did or not: the client's
+// reply has a webSocketUrl only if it asked for one.
+func (t *translator) marionetteSession(ctx context.Context, b *browser, caps map[string]any) (newSessionReply, error) {
+	asked := caps["webSocketUrl"] == true
+	caps["webSocketUrl"] = true
+	var reply newSessionReply
+	if err := b.conn.Send(ctx, "WebDriver:NewSession", caps, &reply); err != nil {
+		return reply, sessionNotCreated(err)
+	}
+	ws, _ := reply.Capabilities["webSocketUrl"].(string)
+	if err := addPreloadScript(ctx, ws, polyfill.Script("Profiler")); err != nil {
+		return reply, wire.Errorf(wire.SessionNotCreated, "putting the Profiler polyfill in the session's documents: %v", err)
+	}
+	if !asked {
+		delete(reply.Capabilities, "webSocketUrl")
+	}
+	return reply, nil
 }
 
 // sessionNotCreated keeps Marionette's invalid argument, and makes the

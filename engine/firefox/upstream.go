@@ -76,14 +76,14 @@ func (u *Upstream) StartSession(context.Context, map[string]any) (*driver.Instan
 	}
 	u.pending[t] = true
 	u.mu.Unlock()
-	bind := func(context.Context, engine.NewSession) (engine.Engine, error) {
+	bind := func(_ context.Context, s engine.NewSession) (engine.Engine, error) {
 		t.mu.Lock()
 		b := t.browser
 		t.mu.Unlock()
 		if b == nil {
 			return nil, errors.New("the session's Firefox is gone")
 		}
-		return &Engine{conn: b.conn}, nil
+		return &Engine{conn: b.conn, driver: s.Driver}, nil
 	}
 	in := &driver.Instance{URL: t.url, Done: t.done, Bind: bind}
 	return in, start + 10*time.Second, u.bindSession(t), nil

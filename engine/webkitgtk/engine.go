@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/engine/framewalk"
 	"github.com/wdext/wdext/engine/webkitgtk/wkinspector"
 )
 
@@ -81,6 +82,9 @@ func (*Walker) Name() string { return "WebKitGTK (WebDriver only)" }
 
 // Close does nothing.
 func (*Walker) Close() error { return nil }
+
+// ForceSample walks every frame of the session (package framewalk).
+func (w *Walker) ForceSample(ctx context.Context) error { return framewalk.ForceSample(ctx, w.driver) }
 
 // Lacks says why the memory commands are missing.
 func (*Walker) Lacks(string) string {

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,7 +93,7 @@ func (in *injector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "wdext injector: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	body = inject(body, documentScript(in.script, resp.Header))
+	body = polyfill.InjectScript(body, documentScript(in.script, resp.Header))
 	copyHeader(w.Header(), resp.Header)
 	w.Header().Del("Content-Encoding")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -160,20 +159,7 @@ func isHTML(ct string) bool {
 	return ct == "text/html" || ct == "application/xhtml+xml"
 }
 
-// InjectPolicy puts, after the prologue of an HTML document whose
-// response carries header, a script that tells wdext's Profiler polyfill
-// the document's Document-Policy (polyfill.SetPolicyScript). A server or
-// proxy that serves documents to a WebKitGTK session without wdext's own
-// proxy (which does this itself) can use it: the polyfill then knows the
-// policy before any script of the page runs, where the inspector's
-// Network domain only tells it just after the document's context
-// appears (see the package documentation). Elsewhere the script does
-// nothing.
-func InjectPolicy(body []byte, header http.Header) []byte {
-	return inject(body, []byte("<script>"+polyfill.SetPolicyScript(JSProfilingAllowed(header))+"</script>"))
-}
-
-// InjectProfiler is InjectPolicy with the Profiler polyfill itself first
+// InjectProfiler is polyfill.InjectPolicy with the Profiler polyfill itself first
 // (polyfill.Script("Profiler")): for a server that serves documents to a
 // session and can put the polyfill in them, as wdext wpt does. Then every
 // document has it, with its Document-Policy, before its own scripts,
@@ -182,7 +168,7 @@ func InjectPolicy(body []byte, header http.Header) []byte {
 // once per realm, so a document that the bootstrap script reaches as well
 // is unchanged.
 func InjectProfiler(body []byte, header http.Header) []byte {
-	return inject(body, documentScript([]byte(polyfill.Script("Profiler")), header))
+	return polyfill.InjectScript(body, documentScript([]byte(polyfill.Script("Profiler")), header))
 }
 
 // documentScript is the script element a document of a response with
@@ -197,19 +183,6 @@ func documentScript(source []byte, header http.Header) []byte {
 	script := make([]byte, 0, len(source)+256)
 	script = append(script, "<script>"...)
 	script = append(script, source...)
-	script = append(script, "\n"+polyfill.EnableSamplerScript+"\n"+polyfill.SetPolicyScript(JSProfilingAllowed(header))+"</script>"...)
+	script = append(script, "\n"+polyfill.EnableSamplerScript+"\n"+polyfill.SetPolicyScript(polyfill.JSProfilingAllowed(header))+"</script>"...)
 	return script
-}
-
-// prologue is what may come before the injected script: a BOM, blanks,
-// comments and the doctype.
-var prologue = regexp.MustCompile(`(?is)^(\x{FEFF})?(\s|<!--.*?-->)*(<!doctype[^>]*>)?`)
-
-// inject puts script after the document's prologue.
-func inject(body, script []byte) []byte {
-	n := len(prologue.Find(body))
-	out := make([]byte, 0, len(body)+len(script))
-	out = append(out, body[:n]...)
-	out = append(out, script...)
-	return append(out, body[n:]...)
 }

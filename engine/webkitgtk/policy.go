@@ -41,7 +41,7 @@ func (a *agent) response(params json.RawMessage) {
 		// WebKit joins repeated fields with ", ", as HTTP allows.
 		h.Add(k, v)
 	}
-	allowed := JSProfilingAllowed(h)
+	allowed := polyfill.JSProfilingAllowed(h)
 	if p.Type == "Document" && p.FrameID != "" {
 		if _, known := a.policies[p.FrameID]; !known {
 			a.frameOrder = append(a.frameOrder, p.FrameID)
@@ -122,36 +122,4 @@ func (a *agent) contextCreated(params json.RawMessage) {
 	ctx, cancel := context.WithTimeout(context.Background(), armTimeout)
 	defer cancel()
 	a.conn.EvaluateIn(ctx, p.Context.ID, expr, nil) // a context gone meanwhile has no policy to learn
-}
-
-// JSProfilingAllowed reports whether a response's Document-Policy header
-// allows js-profiling: a structured-field dictionary whose js-profiling
-// member is a bare key or ?1 (?0 and absent: not allowed; a header that
-// does not parse counts as absent, as Document Policy says).
-func JSProfilingAllowed(h http.Header) bool {
-	allowed := false
-	for _, line := range h.Values("Document-Policy") {
-		for _, member := range strings.Split(line, ",") {
-			// key[=value][;params]
-			m := strings.TrimSpace(member)
-			key, value, hasValue := m, "", false
-			if i := strings.IndexAny(m, "=;"); i >= 0 {
-				key = m[:i]
-				if m[i] == '=' {
-					value, _, _ = strings.Cut(m[i+1:], ";")
-					value, hasValue = strings.TrimSpace(value), true
-				}
-			}
-			if strings.TrimSpace(key) != "js-profiling" {
-				continue
-			}
-			switch {
-			case !hasValue || value == "?1":
-				allowed = true
-			case value == "?0":
-				allowed = false
-			}
-		}
-	}
-	return allowed
 }

@@ -2,45 +2,8 @@ package webkitgtk
 
 import (
 	"encoding/json"
-	"net/http"
 	"testing"
-
-	"github.com/wdext/wdext/polyfill"
 )
-
-func TestJSProfilingAllowed(t *testing.T) {
-	for _, c := range []struct {
-		values []string
-		want   bool
-	}{
-		{nil, false},
-		{[]string{"js-profiling"}, true},
-		{[]string{"js-profiling=?1"}, true},
-		{[]string{"js-profiling=?0"}, false},
-		{[]string{"oversized-images=2.0, js-profiling"}, true},
-		{[]string{"js-profiling;report-to=x"}, true},
-		{[]string{"js-profilingx"}, false},
-		{[]string{"a=1", "js-profiling"}, true},
-		{[]string{"js-profiling", "js-profiling=?0"}, false},
-	} {
-		h := http.Header{}
-		for _, v := range c.values {
-			h.Add("Document-Policy", v)
-		}
-		if got := JSProfilingAllowed(h); got != c.want {
-			t.Errorf("%q: %v, want %v", c.values, got, c.want)
-		}
-	}
-}
-
-func TestInjectPolicy(t *testing.T) {
-	h := http.Header{"Document-Policy": {"js-profiling"}}
-	got := string(InjectPolicy([]byte("<!doctype html><p>"), h))
-	want := "<!doctype html><script>" + polyfill.SetPolicyScript(true) + "</script><p>"
-	if got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
 
 func TestWorkerPolicy(t *testing.T) {
 	a := &agent{policies: map[string]policy{

@@ -1,4 +1,4 @@
-package webkitgtk
+package framewalk
 
 import (
 	"context"
@@ -21,11 +21,11 @@ const visitScript = `const f = globalThis[Symbol.for("wdext.profiler.forceSample
 return [typeof f === "function" ? f() : -1, window.length];`
 
 // ForceSample forces a sample through the Profiler polyfill (package
-// polyfill) in every frame of every window of the session, with WebDriver
-// commands sent straight to the session's driver, and then puts the
-// client's current window and frame back as they were.
-func (w *Walker) ForceSample(ctx context.Context) error {
-	d := &wd{ctx: ctx, driver: w.driver}
+// polyfill) in every frame of every window of the session that driver
+// reaches, with WebDriver commands sent straight to the driver, and then
+// puts the client's current window and frame back as they were.
+func ForceSample(ctx context.Context, driver engine.Driver) error {
+	d := &wd{ctx: ctx, driver: driver}
 	var current string
 	if err := d.call("GET", "/window", nil, &current); err != nil {
 		return err
