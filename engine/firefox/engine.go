@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/firefox/marionette"
@@ -29,6 +30,11 @@ type Engine struct {
 	// driver reaches the session's driver (the translator), for the frame
 	// walk of forcesample.
 	driver engine.Driver
+
+	mu sync.Mutex
+	// collecting: the client turned the GC log on (onGarbageCollection
+	// is set in the page's content process, unless the page moved).
+	collecting bool
 }
 
 // Name says what the engine is.
@@ -42,8 +48,6 @@ func (e *Engine) Lacks(capability string) string {
 	switch capability {
 	case engine.Census.Name, engine.LiveObjects.Name, engine.Leaks.Name, engine.AllLeaks.Name:
 		return "wdext reads heaps from snapshots, and Firefox's heap snapshots kill the content process unless its DevTools server is attached, which wdext does not do yet"
-	case engine.AllocationLog.Name, engine.GCLog.Name:
-		return "Debugger.Memory's allocation and GC logs are reachable in the content process, but wdext does not serve them on Firefox yet"
 	case engine.MeasureMemory.Name:
 		return "Firefox has no measureUserAgentSpecificMemory, and wdext does not shape its memory reporters as one yet"
 	}

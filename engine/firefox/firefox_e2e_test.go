@@ -237,6 +237,43 @@ func TestMemoryCommands(t *testing.T) {
 	assert.Equal(t, gc.Value.Targets[0].URL, pages.A+"/firefox/form.html")
 	assert.Assert(t, gc.Value.Targets[0].UsedAfter > 0, body)
 
+	// The allocation log is SpiderMonkey's own: a Selenium click that
+	// makes 1000 objects logs them, at their function, at probability 1.
+	status, body = post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": true, "allocationSamplingProbability": 1}`)
+	assert.Equal(t, status, 200, body)
+	assert.NilError(t, wd.Get(pages.A+"/firefox/alloc.html"))
+	make, err := wd.FindElement(selenium.ByID, "make")
+	assert.NilError(t, err)
+	assert.NilError(t, make.Click())
+	status, body = post(t, s+"/wdext/memory/allocations/drain", `{}`)
+	assert.Equal(t, status, 200, body)
+	var log struct {
+		Value wire.AllocationsLog `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &log))
+	inMake := 0
+	for _, e := range log.Value.Log {
+		if e.Frame != nil && e.Frame.FunctionDisplayName == "make" && strings.HasSuffix(e.Frame.Source, "/firefox/alloc.html") {
+			inMake++
+		}
+	}
+	assert.Assert(t, inMake >= 1000, "%d of %d entries in make()", inMake, len(log.Value.Log))
+
+	// The GC log is onGarbageCollection's.
+	status, body = post(t, s+"/wdext/memory/gc-log", `{"collect": true}`)
+	assert.Equal(t, status, 200, body)
+	status, body = post(t, s+"/wdext/memory/gc", `{}`)
+	assert.Equal(t, status, 200, body)
+	status, body = get(t, s+"/wdext/memory/gc-log")
+	assert.Equal(t, status, 200, body)
+	var gcs struct {
+		Value wire.GCLog `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &gcs))
+	assert.Assert(t, len(gcs.Value.Entries) >= 1, body)
+	assert.Equal(t, *gcs.Value.Entries[0].Reason, "COMPONENT_UTILS", body)
+	assert.Assert(t, len(gcs.Value.Entries[0].Collections) >= 1, body)
+
 	status, body = post(t, s+"/wdext/memory/census", `{}`)
 	assert.Equal(t, status, 500, body)
 	assert.Assert(t, strings.Contains(body, `"error":"unsupported operation"`), body)
