@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/wdext/wdext/memory/heap"
 	"github.com/wdext/wdext/wire"
@@ -43,6 +44,11 @@ type Heap struct {
 	Err error
 	// Snapshot takes a heap snapshot (after a garbage collection).
 	Snapshot func(ctx context.Context) (heap.Heap, error)
+	// Census, if set, counts the heap in the engine itself, by the
+	// client's breakdown as given (absent: the default): an engine whose
+	// Debugger.Memory is native runs its own takeCensus. Snapshot is then
+	// nil.
+	Census func(ctx context.Context, breakdown json.RawMessage) (any, error)
 }
 
 // AllocationSampler samples the current page's allocations, for

@@ -118,3 +118,29 @@ func (e *Engine) GCs(ctx context.Context) (wire.GCLog, error) {
 	}
 	return out, nil
 }
+
+// Heaps is the page's heap, counted by SpiderMonkey's own takeCensus in
+// its content process (cross-site frames, in processes of their own, and
+// workers are not reached: the list is the page's heap, all or not).
+func (e *Engine) Heaps(ctx context.Context, _ bool) ([]engine.Heap, error) {
+	url, err := engine.CurrentURL(ctx, e.driver)
+	if err != nil {
+		return nil, err
+	}
+	return []engine.Heap{{Type: "page", URL: url, Census: e.census}}, nil
+}
+
+// census runs takeCensus with breakdown (absent: the default).
+func (e *Engine) census(ctx context.Context, breakdown json.RawMessage) (any, error) {
+	var arg any
+	if len(breakdown) > 0 {
+		arg = breakdown
+	}
+	var r struct {
+		Census json.RawMessage `json:"census"`
+	}
+	if err := e.debugger(ctx, "census", arg, &r); err != nil {
+		return nil, err
+	}
+	return r.Census, nil
+}

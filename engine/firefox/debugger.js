@@ -31,6 +31,27 @@ function stack(f) {
   for (; f && out.length < 64; f = f.parent) out.push(frame(f));
   return out;
 }
+// plain makes a census JSON: SpiderMonkey's Maps (allocationStack,
+// keyed by SavedFrame, null or "noStack") become wdext's []StackEntry.
+function plain(v) {
+  if (Object.prototype.toString.call(v) === "[object Map]") {
+    const out = [];
+    let none = null;
+    for (const [k, c] of v) {
+      if (k === "noStack") none = {stack: null, noStack: true, census: plain(c)};
+      else out.push({stack: k ? stack(k) : [], census: plain(c)});
+    }
+    if (none) out.push(none);
+    return out;
+  }
+  if (Array.isArray(v)) return v.map(plain);
+  if (v && typeof v === "object") {
+    const o = {};
+    for (const k of Object.keys(v)) o[k] = plain(v[k]);
+    return o;
+  }
+  return v;
+}
 function drain() {
   const p = mem.allocationSamplingProbability;
   return mem.drainAllocationsLog().map(e => ({
@@ -46,6 +67,8 @@ function drain() {
 }
 
 switch (op) {
+case "census":
+  return {fresh, census: plain(arg ? mem.takeCensus({breakdown: arg}) : mem.takeCensus())};
 case "track":
   mem.allocationSamplingProbability = arg;
   mem.trackingAllocationSites = true;

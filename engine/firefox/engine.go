@@ -46,7 +46,7 @@ func (e *Engine) Close() error { return nil }
 // Lacks says why Firefox does not serve a capability through wdext yet.
 func (e *Engine) Lacks(capability string) string {
 	switch capability {
-	case engine.Census.Name, engine.LiveObjects.Name, engine.Leaks.Name, engine.AllLeaks.Name:
+	case engine.LiveObjects.Name, engine.Leaks.Name, engine.AllLeaks.Name:
 		return "wdext reads heaps from snapshots, and Firefox's heap snapshots kill the content process unless its DevTools server is attached, which wdext does not do yet"
 	case engine.MeasureMemory.Name:
 		return "Firefox has no measureUserAgentSpecificMemory, and wdext does not shape its memory reporters as one yet"

@@ -20,6 +20,7 @@ import (
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
 	"github.com/wdext/wdext/memory/debuggermemory"
+	"github.com/wdext/wdext/memory/leakcheck"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -34,7 +35,7 @@ func start(t *testing.T) (url, mark string) {
 	e2e.Require(t, "firefox-esr", err)
 	m := fmt.Sprintf("%s-%d", t.Name(), os.Getpid())
 	t.Setenv("WDEXT_TEST_MARK", m)
-	_, url = e2e.Serve(t, kind.Managed{Upstream: &firefox.Upstream{Binary: bin}}, firefox.Kind.Commands, memory.Register, debuggermemory.Register, forcesample.Register)
+	_, url = e2e.Serve(t, kind.Managed{Upstream: &firefox.Upstream{Binary: bin}}, firefox.Kind.Commands, memory.Register, debuggermemory.Register, leakcheck.Register, forcesample.Register)
 	return url, "WDEXT_TEST_MARK=" + m
 }
 
@@ -274,7 +275,36 @@ func TestMemoryCommands(t *testing.T) {
 	assert.Equal(t, *gcs.Value.Entries[0].Reason, "COMPONENT_UTILS", body)
 	assert.Assert(t, len(gcs.Value.Entries[0].Collections) >= 1, body)
 
-	status, body = post(t, s+"/wdext/memory/census", `{}`)
+	// The census is SpiderMonkey's takeCensus, with the client's
+	// breakdown: class instances are "Object" (objectClass is the
+	// internal class), and allocationStack groups by the stacks that
+	// tracking recorded.
+	census := func(breakdown string) json.RawMessage {
+		status, body := post(t, s+"/wdext/memory/census", `{"breakdown": `+breakdown+`}`)
+		assert.Equal(t, status, 200, body)
+		var c struct {
+			Value json.RawMessage `json:"value"`
+		}
+		assert.NilError(t, json.Unmarshal([]byte(body), &c))
+		return c.Value
+	}
+	var byClass map[string]struct{ Count int }
+	assert.NilError(t, json.Unmarshal(census(`{"by": "objectClass", "then": {"by": "count"}}`), &byClass))
+	assert.Assert(t, byClass["Object"].Count >= 1000, "%v", byClass)
+	var byStack []struct {
+		Stack  []wire.Frame
+		Census struct{ Count int }
+	}
+	assert.NilError(t, json.Unmarshal(census(`{"by": "allocationStack", "then": {"by": "count"}}`), &byStack))
+	atMake := 0
+	for _, e := range byStack {
+		if len(e.Stack) > 0 && e.Stack[0].FunctionDisplayName == "make" {
+			atMake += e.Census.Count
+		}
+	}
+	assert.Assert(t, atMake >= 1000, "%d allocated at make(): %+v", atMake, byStack)
+
+	status, body = post(t, s+"/wdext/memory/leaks/start", `{}`)
 	assert.Equal(t, status, 500, body)
 	assert.Assert(t, strings.Contains(body, `"error":"unsupported operation"`), body)
 	assert.Assert(t, strings.Contains(body, "heap snapshots"), body)

@@ -52,12 +52,12 @@ func censusCommand(ctx context.Context, sess *session.Session, body []byte) (any
 		return nil, err
 	}
 	if !all {
-		return take(ctx, heaps[0], b)
+		return take(ctx, heaps[0], b, args.Breakdown)
 	}
 	out := wire.AllCensus{Targets: []wire.TargetCensus{}}
 	for i, h := range heaps {
 		tc := wire.TargetCensus{Type: h.Type, URL: h.URL, TargetID: h.ID}
-		c, err := take(ctx, h, b)
+		c, err := take(ctx, h, b, args.Breakdown)
 		switch {
 		case err != nil && (i == 0 || ctx.Err() != nil || wire.AsError(err).Code == wire.InvalidSessionID):
 			// The page's failure, the command's end, or the session's.
@@ -71,10 +71,14 @@ func censusCommand(ctx context.Context, sess *session.Session, body []byte) (any
 	return out, nil
 }
 
-// take counts one heap.
-func take(ctx context.Context, h engine.Heap, b census.Breakdown) (any, error) {
+// take counts one heap: by the engine's own census if it has one (with
+// the breakdown as the client gave it, raw), else from its snapshot.
+func take(ctx context.Context, h engine.Heap, b census.Breakdown, raw json.RawMessage) (any, error) {
 	if h.Err != nil {
 		return nil, h.Err
+	}
+	if h.Census != nil {
+		return h.Census(ctx, raw)
 	}
 	snap, err := h.Snapshot(ctx)
 	if err != nil {
