@@ -3,15 +3,12 @@ package firefox
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/firefox/marionette"
-	"github.com/wdext/wdext/engine/framewalk"
-	"github.com/wdext/wdext/wire"
 )
 
 // BrowserName is the browserName Firefox reports.
@@ -48,44 +45,8 @@ func (e *Engine) Lacks(capability string) string {
 	switch capability {
 	case engine.LiveObjects.Name, engine.Leaks.Name, engine.AllLeaks.Name:
 		return "wdext reads heaps from snapshots, and Firefox's heap snapshots kill the content process unless its DevTools server is attached, which wdext does not do yet"
-	case engine.MeasureMemory.Name:
-		return "Firefox has no measureUserAgentSpecificMemory, and wdext does not shape its memory reporters as one yet"
 	}
 	return ""
-}
-
-// system runs script with the system principal in the content process of
-// the session's current browsing context, and decodes its result into v.
-func (e *Engine) system(ctx context.Context, script string, v any) error {
-	raw, err := e.conn.Call(ctx, "WebDriver:ExecuteScript", map[string]any{"script": script, "args": []any{}, "sandbox": "system"})
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(value(raw), v)
-}
-
-// ForceSample forces a sample in every frame's Profiler polyfill, which
-// every document of the session runs first (a BiDi preload script), by a
-// frame walk: Firefox has no Profiler of its own and no force-sample
-// entry point. Workers are not reached.
-func (e *Engine) ForceSample(ctx context.Context) error { return framewalk.ForceSample(ctx, e.driver) }
-
-//go:embed gc.js
-var gcScript string
-
-// CollectGarbage runs a full collection (Cu.forceGC, forceCC, forceGC) in
-// the current page's content process. The sizes are the tab's JavaScript
-// memory as Firefox's memory reporters tell it (sizeOfTab: objects,
-// strings and the rest), before and after.
-func (e *Engine) CollectGarbage(ctx context.Context) (*wire.GCResult, error) {
-	var r struct {
-		URL           string `json:"url"`
-		Before, After uint64
-	}
-	if err := e.system(ctx, gcScript, &r); err != nil {
-		return nil, engine.Failed("collecting garbage in Firefox", err)
-	}
-	return &wire.GCResult{Targets: []wire.GCTarget{{Type: "page", URL: r.URL, UsedBefore: r.Before, UsedAfter: r.After}}}, nil
 }
 
 // BindRemote declines Firefox sessions of a driver wdext did not start

@@ -238,6 +238,26 @@ func TestMemoryCommands(t *testing.T) {
 	assert.Equal(t, gc.Value.Targets[0].URL, pages.A+"/firefox/form.html")
 	assert.Assert(t, gc.Value.Targets[0].UsedAfter > 0, body)
 
+	// measure is the memory reporters' count of the tab, in the spec's
+	// shape; source "api" does not exist on Firefox.
+	status, body = post(t, s+"/wdext/memory/measure", `{}`)
+	assert.Equal(t, status, 200, body)
+	var m struct {
+		Value wire.MemoryMeasurement `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &m))
+	assert.Assert(t, m.Value.Bytes > 0, body)
+	var attributed []string
+	for _, e := range m.Value.Breakdown {
+		for _, a := range e.Attribution {
+			attributed = append(attributed, a.URL)
+		}
+	}
+	assert.DeepEqual(t, attributed, []string{pages.A + "/firefox/form.html"})
+	status, body = post(t, s+"/wdext/memory/measure", `{"source": "api"}`)
+	assert.Equal(t, status, 500, body)
+	assert.Assert(t, strings.Contains(body, `"error":"unsupported operation"`), body)
+
 	// The allocation log is SpiderMonkey's own: a Selenium click that
 	// makes 1000 objects logs them, at their function, at probability 1.
 	status, body = post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": true, "allocationSamplingProbability": 1}`)
