@@ -9,25 +9,11 @@
 // line per check and "N passed, N failed"; exits non-zero on a failure.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import assert from 'node:assert/strict'
 
 import { forSelenium, addWdioCommands, WdextError, LeakError } from './wdext.mjs'
-
-const here = path.dirname(fileURLToPath(import.meta.url))
-const modules = process.env.WDEXT_NODE_MODULES || path.join(here, '../../.cache/node/node_modules')
-
-// load imports a package installed under modules (this file is not in
-// their tree, so a bare import would not find them).
-async function load(name) {
-  const dir = path.join(modules, name)
-  const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'))
-  const dot = pkg.exports?.['.']
-  const entry = (typeof dot === 'string' ? dot : dot?.import ?? dot?.default) ?? pkg.main ?? 'index.js'
-  let file = path.join(dir, entry)
-  if (!path.extname(file)) file += '.js'
-  return import(pathToFileURL(file).href)
-}
+import { load } from '../testdata/modules.mjs'
 
 const [server, page] = process.argv.slice(2)
 if (!server || !page) {
@@ -61,7 +47,7 @@ async function forcedSamples(exec, execAsync, force) {
 
 // Two buttons: a re-render that leaks nothing, and one that also keeps a
 // detached div a click.
-const buttons = readFileSync(path.join(here, '../testdata/leak-buttons.js'), 'utf8')
+const buttons = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../testdata/leak-buttons.js'), 'utf8')
 
 // checkClicks: a flow of clicks that leaks nothing gives [], one that
 // keeps a div a click rejects with a LeakError naming that group alone.

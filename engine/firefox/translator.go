@@ -38,6 +38,9 @@ type translator struct {
 	closed  bool
 	browser *browser
 	session string
+	// prompts is the client's unhandledPromptBehavior that the translator
+	// carries out (see classicPrompts); "" for none.
+	prompts string
 }
 
 // newTranslator listens on a loopback port and serves.
@@ -136,6 +139,10 @@ type newSessionReply struct {
 // reply has a webSocketUrl only if it asked for one.
 func (t *translator) marionetteSession(ctx context.Context, b *browser, caps map[string]any) (newSessionReply, error) {
 	asked := caps["webSocketUrl"] == true
+	var prompts string
+	if !asked {
+		prompts = classicPrompts(caps)
+	}
 	caps["webSocketUrl"] = true
 	var reply newSessionReply
 	if err := b.conn.Send(ctx, "WebDriver:NewSession", caps, &reply); err != nil {
@@ -148,6 +155,12 @@ func (t *translator) marionetteSession(ctx context.Context, b *browser, caps map
 	if !asked {
 		delete(reply.Capabilities, "webSocketUrl")
 	}
+	if prompts != "" {
+		reply.Capabilities["unhandledPromptBehavior"] = prompts
+	}
+	t.mu.Lock()
+	t.prompts = prompts
+	t.mu.Unlock()
 	return reply, nil
 }
 
@@ -222,7 +235,17 @@ func (t *translator) command(w http.ResponseWriter, r *http.Request, rt route) {
 			return
 		}
 	}
-	raw, err := c.Call(r.Context(), rt.command, rt.params(r, body))
+	params := rt.params(r, body)
+	call := func() (json.RawMessage, error) { return c.Call(r.Context(), rt.command, params) }
+	raw, err := call()
+	if isUnexpectedAlert(err) {
+		t.mu.Lock()
+		prompts := t.prompts
+		t.mu.Unlock()
+		if prompts != "" {
+			raw, err = promptHandled(r.Context(), c, prompts, err, call)
+		}
+	}
 	if err != nil {
 		wire.WriteError(w, gone(err))
 		return
