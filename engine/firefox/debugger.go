@@ -4,6 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"fmt"
+	"math"
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/wire"
@@ -21,7 +23,11 @@ func (e *Engine) debugger(ctx context.Context, op string, arg, v any) error {
 	if err != nil {
 		return engine.Failed("Debugger.Memory in Firefox's content process", err)
 	}
-	return json.Unmarshal(value(raw), v)
+	var answer string // debugger.js answers JSON in a string
+	if err := json.Unmarshal(value(raw), &answer); err != nil {
+		return err
+	}
+	return json.Unmarshal([]byte(answer), v)
 }
 
 // SamplingInterval is p itself: SpiderMonkey samples allocations by
@@ -48,14 +54,47 @@ type allocationLog struct {
 // log of its own, which tracking starts afresh: what the old process
 // logged since the last Take is lost.
 func (a *allocationLog) Take(ctx context.Context, p float64) ([]wire.AllocationEntry, error) {
-	var r struct {
-		Log []wire.AllocationEntry `json:"log"`
-	}
+	var r drained
 	if err := a.e.debugger(ctx, "drain", p, &r); err != nil {
 		return nil, err
 	}
+	prob := a.p
 	a.p = p
-	return r.Log, nil
+	return r.entries(prob)
+}
+
+// drained is debugger.js's log, by columns: each stack once, and per
+// entry its timestamp, stack index (-1: none), class, size and inNursery
+// (SpiderMonkey's entries carry no constructor: it stays null).
+type drained struct {
+	Stacks    [][]wire.Frame `json:"stacks"`
+	Timestamp []float64      `json:"timestamp"`
+	Stack     []int          `json:"stack"`
+	Class     []string       `json:"class"`
+	Size      []int64        `json:"size"`
+	InNursery []bool         `json:"inNursery"`
+}
+
+// entries expands the log, logged at probability p: an entry stands for
+// size/p bytes.
+func (d drained) entries(p float64) ([]wire.AllocationEntry, error) {
+	n := len(d.Timestamp)
+	if len(d.Stack) != n || len(d.Class) != n || len(d.Size) != n || len(d.InNursery) != n {
+		return nil, fmt.Errorf("allocation log: columns of different lengths")
+	}
+	out := make([]wire.AllocationEntry, n)
+	for i := range out {
+		e := &out[i]
+		e.Timestamp, e.Class, e.Size, e.InNursery = &d.Timestamp[i], &d.Class[i], &d.Size[i], &d.InNursery[i]
+		if s := d.Stack[i]; s >= 0 && s < len(d.Stacks) && len(d.Stacks[s]) > 0 {
+			e.Stack = d.Stacks[s]
+			e.Frame = &e.Stack[0]
+		}
+		if p > 0 {
+			e.SampledBytes = int64(math.Round(float64(d.Size[i]) / p))
+		}
+	}
+	return out, nil
 }
 
 func (a *allocationLog) Interval() float64 { return a.p }

@@ -3,7 +3,9 @@
 // Debugger lives on Services (one per content process), so it outlives
 // the sandbox and navigations within the process; a page in a new process
 // (a cross-site navigation) starts with a fresh one, and the answer says
-// so ("fresh").
+// so ("fresh"). The answer is a JSON string: Marionette clones a result
+// object member by member, which takes minutes for a log of 600,000
+// entries (measured), and a string at once.
 const [op, arg] = arguments;
 let st = Services.wdextDebugger;
 const fresh = !st;
@@ -23,12 +25,27 @@ const page = window.wrappedJSObject;
 if (!dbg.hasDebuggee(page)) dbg.addDebuggee(page);
 const mem = dbg.memory;
 
+// SavedFrames are shared between the stacks that share them: each is
+// read once (a read crosses compartments, and a log has many entries of
+// few stacks).
+const frames = new Map();
+const stacks = new Map();
 function frame(f) {
-  return {functionDisplayName: f.functionDisplayName || "", source: f.source, sourceId: 0, line: f.line, column: f.column};
+  let out = frames.get(f);
+  if (!out) {
+    out = {functionDisplayName: f.functionDisplayName || "", source: f.source, sourceId: 0, line: f.line, column: f.column};
+    frames.set(f, out);
+  }
+  return out;
 }
 function stack(f) {
-  const out = [];
-  for (; f && out.length < 64; f = f.parent) out.push(frame(f));
+  if (!f) return [];
+  let out = stacks.get(f);
+  if (!out) {
+    out = [];
+    for (let g = f; g && out.length < 64; g = g.parent) out.push(frame(g));
+    stacks.set(f, out);
+  }
   return out;
 }
 // plain makes a census JSON: SpiderMonkey's Maps (allocationStack,
@@ -52,20 +69,32 @@ function plain(v) {
   }
   return v;
 }
+// drain answers the log compactly, by columns: each stack once in
+// "stacks", and per entry its timestamp, stack index (-1: none), class,
+// size and inNursery. (SpiderMonkey's entries carry no constructor.)
 function drain() {
-  const p = mem.allocationSamplingProbability;
-  return mem.drainAllocationsLog().map(e => ({
-    timestamp: e.timestamp,
-    frame: e.frame ? frame(e.frame) : null,
-    stack: stack(e.frame),
-    class: e.class,
-    constructor: e.constructor === undefined ? null : String(e.constructor),
-    size: e.size,
-    sampledBytes: Math.round(e.size / p),
-    inNursery: e.inNursery,
-  }));
+  const index = new Map();
+  const out = {stacks: [], timestamp: [], stack: [], class: [], size: [], inNursery: []};
+  for (const e of mem.drainAllocationsLog()) {
+    let i = -1;
+    if (e.frame) {
+      i = index.get(e.frame);
+      if (i === undefined) {
+        i = out.stacks.length;
+        index.set(e.frame, i);
+        out.stacks.push(stack(e.frame));
+      }
+    }
+    out.timestamp.push(e.timestamp);
+    out.stack.push(i);
+    out.class.push(e.class);
+    out.size.push(e.size);
+    out.inNursery.push(e.inNursery);
+  }
+  return out;
 }
 
+function run() {
 switch (op) {
 case "census":
   return {fresh, census: plain(arg ? mem.takeCensus({breakdown: arg}) : mem.takeCensus())};
@@ -78,11 +107,11 @@ case "drain": {
   if (!mem.trackingAllocationSites) {
     mem.allocationSamplingProbability = arg;
     mem.trackingAllocationSites = true;
-    return {fresh: true, log: []};
+    return {fresh: true};
   }
   const log = drain();
   mem.allocationSamplingProbability = arg;
-  return {fresh, log};
+  return {fresh, ...log};
 }
 case "untrack":
   mem.trackingAllocationSites = false;
@@ -97,3 +126,5 @@ case "gcs":
   return {fresh, collecting: st.collecting, pid: Services.appinfo.processID, gcs: st.gcs.splice(0)};
 }
 throw new Error("unknown operation " + op);
+}
+return JSON.stringify(run());
