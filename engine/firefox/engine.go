@@ -9,6 +9,7 @@ import (
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/firefox/marionette"
+	"github.com/wdext/wdext/engine/framewalk"
 )
 
 // BrowserName is the browserName Firefox reports.
@@ -60,3 +61,9 @@ func BindRemote(_ context.Context, s engine.NewSession) (engine.Engine, error) {
 	}
 	return nil, fmt.Errorf("the extension commands of Firefox need wdext to be Marionette's client (wdext serve --engine firefox): behind --upstream, geckodriver is")
 }
+
+// ForceSample forces a sample in every frame's Profiler polyfill, which
+// every document of the session runs first (a BiDi preload script), by a
+// frame walk: Firefox has no Profiler of its own and no force-sample
+// entry point. Workers are not reached.
+func (e *Engine) ForceSample(ctx context.Context) error { return framewalk.ForceSample(ctx, e.driver) }
