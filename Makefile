@@ -2,9 +2,9 @@
 #   make run    the bundled WPT-style suite through wdext, in front of a
 #               chromedriver it starts itself (reports in out/)
 #   make test   the checks (gofmt, vet, staticcheck), the unit tests under
-#               the race detector, then every test against real Chromium
-#               and WebKitGTK (WebKitWebDriver + MiniBrowser on an Xvfb
-#               display wdext starts)
+#               the race detector, then every test against real Chromium,
+#               WebKitGTK (WebKitWebDriver + MiniBrowser on an Xvfb
+#               display wdext starts) and Firefox (through Marionette)
 # and: make serve   wdext on :4444 for your own clients
 GO ?= go
 
