@@ -175,34 +175,62 @@ func collectionName(s *heapsnapshot.Snapshot, p *paths, i int, kind string) stri
 }
 
 // createdFrom is the youngest frame of page script in the members'
-// allocation stacks, the one most of them share (V8's tracker loses the
-// stack of a few objects a GC moves); null when none has one. Page
-// script is a frame with a script URL: V8's pseudo-frames ("(V8 API)",
-// where Blink's C++ made a wrapper for the script below it) and the
-// driver's own scripts (chromedriver's executeScript and atoms, given no
-// URL) are skipped to the page's function that called them.
+// allocation stacks, when more than half of the members that have a
+// stack share it; null otherwise. Page script is a frame with a script
+// URL: V8's pseudo-frames ("(V8 API)", where Blink's C++ made a wrapper
+// for the script below it) and the driver's own scripts (chromedriver's
+// executeScript and atoms, given no URL) are skipped to the page's
+// function that called them.
+//
+// The majority guards against stale stacks: V8 keeps an object's stack
+// by its address and moves it with the object only until the tracker has
+// given the object an id, so an object a later GC moves shows what was
+// allocated at its new address before, or nothing (docs/leaks.md, with
+// the measurements). Scattered stacks share no frame with a majority.
 func createdFrom(s *heapsnapshot.Snapshot, members []int) *wire.LeakFrame {
-	votes := map[wire.LeakFrame]int{}
+	votes := map[wire.LeakFrame]int64{}
+	var traced int64
 	for _, m := range members {
-		id := s.TraceNodeID(m)
-		if id == 0 {
-			continue
+		fr, has, ok := pageFrame(s, m)
+		if has {
+			traced++
 		}
-		stack, _ := s.Stack(id)
-		i := slices.IndexFunc(stack, func(f wire.Frame) bool { return f.Source != "" })
-		if i < 0 {
-			continue
+		if ok {
+			votes[fr]++
 		}
-		fr := stack[i]
-		votes[wire.LeakFrame{FunctionName: fr.FunctionDisplayName, URL: fr.Source, Line: fr.Line, Column: fr.Column}]++
 	}
+	return majority(votes, traced)
+}
+
+// pageFrame is the youngest page frame of node i's allocation stack; has
+// says whether V8 kept a stack for it at all.
+func pageFrame(s *heapsnapshot.Snapshot, i int) (fr wire.LeakFrame, has, ok bool) {
+	id := s.TraceNodeID(i)
+	if id == 0 {
+		return fr, false, false
+	}
+	stack, has := s.Stack(id)
+	k := slices.IndexFunc(stack, func(f wire.Frame) bool { return f.Source != "" })
+	if k < 0 {
+		return fr, has, false
+	}
+	f := stack[k]
+	return wire.LeakFrame{FunctionName: f.FunctionDisplayName, URL: f.Source, Line: f.Line, Column: f.Column}, has, true
+}
+
+// majority is the frame with the most votes when they are more than half
+// of total; ties go to the first frame in frameLess order.
+func majority(votes map[wire.LeakFrame]int64, total int64) *wire.LeakFrame {
 	var best *wire.LeakFrame
-	bestN := 0
+	var bestN int64
 	for fr, v := range votes {
 		if v > bestN || v == bestN && frameLess(fr, *best) {
 			fr := fr
 			best, bestN = &fr, v
 		}
+	}
+	if best == nil || 2*bestN <= total {
+		return nil
 	}
 	return best
 }

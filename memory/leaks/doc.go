@@ -48,8 +48,11 @@
 //     path of more than 64 nodes keeps its 32 first and last.
 //   - createdFrom is the youngest frame of page script (one with a
 //     script URL: not "(V8 API)", not the driver's scripts) of the
-//     allocation stack most members share (a function's position, not
-//     the call's); null when no member has one.
+//     allocation stack that more than half of the members with a stack
+//     share (a function's position, not the call's), else the page frame
+//     of most of the new bytes they dominate; null when neither has a
+//     majority (V8 loses or replaces the stack of an object a GC moves
+//     once it has an id: see createdFrom).
 //   - retainedBytes is what the new members retain in the final heap's
 //     dominator tree (see retained), retainedPerIteration that / N; a
 //     listener group's is its new handlers', and its path leads to one.

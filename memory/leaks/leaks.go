@@ -172,6 +172,53 @@ func (c *comparison) retainedBy(members []int) int64 {
 	return c.r.of(members)
 }
 
+// createdFrom is where the members were made: createdFrom of their own
+// stacks or, when those share no page frame (V8 lost or replaced them:
+// see createdFrom), the page frame that allocated most of the bytes of
+// the new nodes the members dominate, when it has more than half of the
+// bytes that have a stack. Objects in V8's large-object space never move,
+// so their stacks stay right: a listener's handler lost its own, the big
+// array its closure holds names the function that made both.
+func (c *comparison) createdFrom(members []int) *wire.LeakFrame {
+	if fr := createdFrom(c.f, members); fr != nil || len(members) == 0 {
+		return fr
+	}
+	if c.r == nil {
+		c.r = dominators(c.f, c.p.notDriver(strongEdge))
+	}
+	votes := map[wire.LeakFrame]int64{}
+	var traced int64
+	seen := map[int32]bool{}
+	todo := make([]int32, 0, len(members))
+	for _, m := range members {
+		seen[int32(m)] = true
+		todo = append(todo, int32(m))
+	}
+	for len(todo) > 0 && len(seen) < maxDominatedVisit {
+		x := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, k := range c.r.dominated(x) {
+			if seen[k] || !c.isNew(int(k)) {
+				continue
+			}
+			seen[k] = true
+			todo = append(todo, k)
+			fr, has, ok := pageFrame(c.f, int(k))
+			w := c.f.SelfSize(int(k))
+			if has {
+				traced += w
+			}
+			if ok {
+				votes[fr] += w
+			}
+		}
+	}
+	return majority(votes, traced)
+}
+
+// maxDominatedVisit bounds the nodes createdFrom visits below a group.
+const maxDominatedVisit = 1 << 16
+
 // isNew says whether node i of the final snapshot is new: not in the
 // baseline, and in the target if there is one.
 func (c *comparison) isNew(i int) bool {
@@ -276,7 +323,7 @@ func (c *comparison) groupLeaks(leaks []wire.Leak, kind string, groups map[strin
 				BytesDelta:    bytes,
 				RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
 				RetainerPath: c.p.path(rep0),
-				CreatedFrom:  createdFrom(c.f, cl.members),
+				CreatedFrom:  c.createdFrom(cl.members),
 			})
 		}
 	}
@@ -298,7 +345,7 @@ func (c *comparison) collectionLeaks(leaks []wire.Leak, collections []grownColle
 			BytesDelta:    g.bytes,
 			RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
 			RetainerPath: c.p.path(g.i),
-			CreatedFrom:  createdFrom(c.f, []int{g.i}),
+			CreatedFrom:  c.createdFrom([]int{g.i}),
 		})
 	}
 	return leaks
@@ -339,7 +386,7 @@ func (c *comparison) listenerLeaks(leaks []wire.Leak) []wire.Leak {
 			CountDelta: delta, PerIteration: delta / int64(c.n),
 			RetainedBytes: kept, RetainedPerIteration: kept / int64(c.n),
 			RetainerPath: path,
-			CreatedFrom:  createdFrom(c.f, handlers[name]),
+			CreatedFrom:  c.createdFrom(handlers[name]),
 		})
 	}
 	return leaks

@@ -479,3 +479,58 @@ func TestGlobalScopes(t *testing.T) {
 	assert.DeepEqual(t, names(r), []string{"objects ServiceWorkerGlobalScope"})
 	assert.DeepEqual(t, r.Leaks[0].RetainerPath, []string{"Window", "store (property)", "Array", "[0] (element)", "ServiceWorkerGlobalScope"})
 }
+
+// Stacks that V8 replaced (an object moved after it had a heap object
+// id keeps the stack of what was allocated at its new address before:
+// see createdFrom) share no frame: no creation site rather than a
+// framework's function or another part of the page.
+func TestCreatedFromScatteredStacks(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	g.Trace(1, 0, "(root)", "", 0, 0)
+	g.Trace(2, 1, "oi", "https://a.test/react-dom.js", 8, 23689)
+	g.Trace(3, 1, "", "https://a.test/app.js", 9, 51371)
+	g.Trace(4, 1, "(V8 API)", "", 0, 0)
+	g.Trace(5, 1, "", "", 401, 43) // chromedriver's atom
+	foos := f.add("Foo", 4, 0)
+	for k, tr := range []uint32{2, 3, 4, 5} {
+		g.Allocated(foos[k], tr)
+	}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 2})
+	assert.Assert(t, r.Leaks[0].CreatedFrom == nil, "%+v", r.Leaks[0].CreatedFrom)
+}
+
+// When the members' own stacks are lost, the page frame that made most
+// of the new bytes they dominate names them: a listener's handler shows
+// "(V8 API)" after the GC moved it, the 1.6 MB array its closure holds
+// (V8's large-object space, never moved) still shows addListener.
+func TestCreatedFromDominatedBytes(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	g.Trace(1, 0, "(root)", "", 0, 0)
+	g.Trace(2, 1, "(V8 API)", "", 0, 0)
+	g.Trace(3, 1, "addListener", "https://a.test/app.js", 15, 21)
+	g.Trace(4, 1, "render", "https://a.test/framework.js", 1, 4498)
+	var after []Listener
+	id := uint32(6001)
+	for k := range 3 {
+		h := g.Node("closure", "onCustom", id, 32)
+		g.Allocated(h, 2)
+		g.Element(0, "element", 10+k, h)
+		ctx := g.Node("object", "system / Context", id+2, 24)
+		g.Allocated(ctx, 4) // a stale stack, a few bytes
+		g.Edge(h, "context", "context", ctx)
+		big := g.Node("array", "", id+4, 1600008)
+		g.Allocated(big, 3)
+		g.Edge(ctx, "context", "big", big)
+		after = append(after, Listener{"Window", "custom-click", id})
+		id += 6
+	}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3,
+		ListenersBefore: []Listener{}, ListenersAfter: after})
+	l := r.Leaks[len(r.Leaks)-1]
+	assert.Equal(t, l.Name, "Window custom-click")
+	assert.DeepEqual(t, l.CreatedFrom, &wire.LeakFrame{FunctionName: "addListener", URL: "https://a.test/app.js", Line: 15, Column: 21})
+}

@@ -9,6 +9,34 @@ import "github.com/wdext/wdext/memory/heapsnapshot"
 type retained struct {
 	idom []int32 // immediate dominator; -1 for the root and unreached nodes
 	size []int64
+	// kidsAt and kids list the nodes each node immediately dominates
+	// (kids[kidsAt[i]:kidsAt[i+1]]), made when first needed.
+	kidsAt, kids []int32
+}
+
+// dominated lists the nodes that node i immediately dominates.
+func (r *retained) dominated(i int32) []int32 {
+	if r.kidsAt == nil {
+		n := len(r.idom)
+		r.kidsAt = make([]int32, n+1)
+		for _, d := range r.idom {
+			if d >= 0 {
+				r.kidsAt[d+1]++
+			}
+		}
+		for k := range n {
+			r.kidsAt[k+1] += r.kidsAt[k]
+		}
+		r.kids = make([]int32, r.kidsAt[n])
+		fill := make([]int32, n)
+		for k, d := range r.idom {
+			if d >= 0 {
+				r.kids[r.kidsAt[d]+fill[d]] = int32(k)
+				fill[d]++
+			}
+		}
+	}
+	return r.kids[r.kidsAt[i]:r.kidsAt[i+1]]
 }
 
 // dominators computes it from V8's root (node 0) with the Semi-NCA
