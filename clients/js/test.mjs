@@ -13,26 +13,14 @@ import { fileURLToPath } from 'node:url'
 import assert from 'node:assert/strict'
 
 import { forSelenium, addWdioCommands, WdextError, LeakError } from './wdext.mjs'
-import { load } from '../testdata/modules.mjs'
+import { load, checks } from '../testdata/harness.mjs'
 
 const [server, page] = process.argv.slice(2)
 if (!server || !page) {
   console.error('usage: node test.mjs WDEXT_URL PAGE_URL')
   process.exit(2)
 }
-let passed = 0
-let failed = 0
-async function check(name, f) {
-  try {
-    await f()
-    console.log('ok', name)
-    passed++
-  } catch (e) {
-    console.log('FAIL', name)
-    console.log(e)
-    failed++
-  }
-}
+const { check, finish } = checks()
 
 // The samples forced between two marks of a page whose profiler samples
 // every 10 s: exactly the forced ones.
@@ -200,5 +188,4 @@ async function checkClicks(checkLeaks, click) {
   }
 }
 
-console.log(`${passed} passed, ${failed} failed`)
-process.exit(failed ? 1 : 0)
+finish()

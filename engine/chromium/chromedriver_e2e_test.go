@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"testing"
-	"time"
 
 	"gotest.tools/v3/assert"
 
@@ -38,18 +37,6 @@ func newChromeSession(t *testing.T, base string) string {
 	return v.Value.SessionID
 }
 
-// waitGone waits up to ~5 s (process reaping takes a moment) for the
-// marked processes to be gone and fails the test with what is left.
-func waitGone(t *testing.T, mark string) {
-	t.Helper()
-	left := e2e.MarkedProcesses(mark)
-	for i := 0; i < 250 && len(left) > 0; i++ {
-		time.Sleep(20 * time.Millisecond)
-		left = e2e.MarkedProcesses(mark)
-	}
-	assert.Equal(t, len(left), 0, "processes left behind: %v", left)
-}
-
 // A real chromedriver: killing it takes the browsers of its sessions with
 // it, the next Current starts a new one that works, and Close leaves
 // nothing behind.
@@ -75,7 +62,7 @@ func TestChromedriverKillTakesBrowsers(t *testing.T) {
 
 	d.Kill()
 	assert.Assert(t, !in.Alive())
-	waitGone(t, mark)
+	e2e.WaitGone(t, mark)
 
 	next, err := d.Current(ctx(t))
 	assert.NilError(t, err)
@@ -83,5 +70,5 @@ func TestChromedriverKillTakesBrowsers(t *testing.T) {
 	newChromeSession(t, next.URL.String())
 
 	assert.NilError(t, d.Close())
-	waitGone(t, mark)
+	e2e.WaitGone(t, mark)
 }

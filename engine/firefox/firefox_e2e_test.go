@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/tebeka/selenium"
@@ -39,26 +38,24 @@ func start(t *testing.T) (url, mark string) {
 	return url, "WDEXT_TEST_MARK=" + m
 }
 
-// waitGone waits for the marked processes to be gone and fails with what
-// is left.
-func waitGone(t *testing.T, mark string) {
+// formSession opens testdata/firefox/form.html in a new Selenium session
+// at url, quit when the test ends, and returns it, the pages' origins and
+// the session's URL.
+func formSession(t *testing.T, url string) (selenium.WebDriver, *e2e.Pages, string) {
 	t.Helper()
-	left := e2e.MarkedProcesses(mark)
-	for i := 0; i < 250 && len(left) > 0; i++ {
-		time.Sleep(20 * time.Millisecond)
-		left = e2e.MarkedProcesses(mark)
-	}
-	assert.Equal(t, len(left), 0, "processes left behind: %v", left)
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	wd, err := selenium.NewRemote(selenium.Capabilities{"browserName": "firefox"}, url)
+	assert.NilError(t, err)
+	t.Cleanup(func() { wd.Quit() })
+	assert.NilError(t, wd.Get(pages.A+"/firefox/form.html"))
+	return wd, pages, url + "/session/" + wd.SessionID()
 }
 
 // A Selenium client's element commands work through the Marionette
 // translation, and Firefox's errors arrive as W3C errors.
 func TestSeleniumElementCommands(t *testing.T) {
 	url, mark := start(t)
-	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd, err := selenium.NewRemote(selenium.Capabilities{"browserName": "firefox"}, url)
-	assert.NilError(t, err)
-	assert.NilError(t, wd.Get(pages.A+"/firefox/form.html"))
+	wd, _, s := formSession(t, url)
 	title, err := wd.Title()
 	assert.NilError(t, err)
 	assert.Equal(t, title, "form")
@@ -104,7 +101,6 @@ func TestSeleniumElementCommands(t *testing.T) {
 	assert.ErrorContains(t, err, "no such element")
 
 	// Raw: the W3C status and envelope of Firefox's errors.
-	s := url + "/session/" + wd.SessionID()
 	status, body := post(t, s+"/element", `{"using":"css selector","value":"#missing"}`)
 	assert.Equal(t, status, 404, body)
 	assert.Assert(t, strings.Contains(body, `"error":"no such element"`), body)
@@ -116,24 +112,18 @@ func TestSeleniumElementCommands(t *testing.T) {
 	assert.Assert(t, strings.Contains(body, `"error":"invalid argument"`), body)
 
 	assert.NilError(t, wd.Quit())
-	waitGone(t, mark)
+	e2e.WaitGone(t, mark)
 }
 
 // forcesample reaches the Profiler polyfill that every document runs
-// first (a BiDi preload script): three forces, three samples, in a
-// frame of another site too.
+// first (a BiDi preload script): three forces, three samples.
 func TestForceSample(t *testing.T) {
 	url, _ := start(t)
-	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd, err := selenium.NewRemote(selenium.Capabilities{"browserName": "firefox"}, url)
-	assert.NilError(t, err)
-	defer wd.Quit()
-	assert.NilError(t, wd.Get(pages.A+"/firefox/form.html"))
+	wd, _, s := formSession(t, url)
 	const startProfiler = "window.profiler = new Profiler({sampleInterval: 10000, maxBufferSize: 100}); return typeof Profiler"
 	got, err := wd.ExecuteScript(startProfiler, nil)
 	assert.NilError(t, err)
 	assert.Equal(t, got, "function")
-	s := url + "/session/" + wd.SessionID()
 	for range 3 {
 		status, body := post(t, s+"/forcesample", `{}`)
 		assert.Equal(t, status, 200, body)
@@ -213,19 +203,15 @@ func TestNewSessionErrors(t *testing.T) {
 	assert.Assert(t, strings.Contains(string(userJS), `user_pref("wdext.test.pref", "set");`), "%s", userJS)
 	status, reply = del(t, url+"/session/"+ns.Value.SessionID)
 	assert.Equal(t, status, 200, reply)
-	waitGone(t, mark)
+	e2e.WaitGone(t, mark)
 }
 
-// memory/gc collects in the page's content process; the commands Firefox
-// does not serve yet answer "unsupported operation" saying why.
+// The memory commands on Firefox: gc and measure from the memory
+// reporters, SpiderMonkey's own allocation log, GC log and census, and
+// "unsupported operation" saying why for the leak check.
 func TestMemoryCommands(t *testing.T) {
 	url, _ := start(t)
-	pages := e2e.ServePages(t, e2e.Testdata(), nil)
-	wd, err := selenium.NewRemote(selenium.Capabilities{"browserName": "firefox"}, url)
-	assert.NilError(t, err)
-	defer wd.Quit()
-	assert.NilError(t, wd.Get(pages.A+"/firefox/form.html"))
-	s := url + "/session/" + wd.SessionID()
+	wd, pages, s := formSession(t, url)
 
 	status, body := post(t, s+"/wdext/memory/gc", `{}`)
 	assert.Equal(t, status, 200, body)

@@ -36,12 +36,7 @@ func mark(t *testing.T) string {
 // gone, and fails the test with what is left.
 func waitGone(t *testing.T, m string) {
 	t.Helper()
-	left := e2e.MarkedProcesses(m)
-	for i := 0; i < 250 && len(left) > 0; i++ {
-		time.Sleep(20 * time.Millisecond)
-		left = e2e.MarkedProcesses(m)
-	}
-	assert.Equal(t, len(left), 0, "processes left behind: %v", left)
+	e2e.WaitGone(t, m)
 	zombies := settledZombies()
 	assert.Equal(t, len(zombies), 0, "zombies left: %v", zombies)
 }

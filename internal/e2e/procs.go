@@ -3,6 +3,8 @@ package e2e
 import (
 	"os"
 	"strings"
+	"testing"
+	"time"
 
 	"github.com/wdext/wdext/internal/procgroup"
 )
@@ -57,4 +59,19 @@ func Zombies(root int) []int {
 		}
 	}
 	return out
+}
+
+// WaitGone waits up to ~5 s (reaping takes a moment) for the processes
+// marked with mark (see MarkedProcesses) to be gone, and fails the test
+// with what is left.
+func WaitGone(t testing.TB, mark string) {
+	t.Helper()
+	left := MarkedProcesses(mark)
+	for i := 0; i < 250 && len(left) > 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+		left = MarkedProcesses(mark)
+	}
+	if len(left) > 0 {
+		t.Fatalf("processes left behind: %v", left)
+	}
 }

@@ -7,22 +7,10 @@
 // exits non-zero on a failure. Run by cmd/wdext's TestClassicClients.
 import assert from 'node:assert/strict'
 
-import { load } from '../../clients/testdata/modules.mjs'
+import { load, checks } from '../../clients/testdata/harness.mjs'
 
 const [server, browserName, page] = process.argv.slice(2)
-let passed = 0
-let failed = 0
-async function check(name, f) {
-  try {
-    await f()
-    console.log('ok', name)
-    passed++
-  } catch (e) {
-    console.log('FAIL', name)
-    console.log(e)
-    failed++
-  }
-}
+const { check, finish } = checks()
 
 // selenium-webdriver
 {
@@ -109,5 +97,4 @@ for (const bidi of [false, true]) {
   }
 }
 
-console.log(`${passed} passed, ${failed} failed`)
-process.exit(failed ? 1 : 0)
+finish()
