@@ -32,13 +32,17 @@
 //     one per sampleInterval at most on a grid starting at construction,
 //     with the frames of its realm's origin and of the builtins they call;
 //     forced and periodic samples are merged in time order.
+//   - A sample is taken at construction, with the constructor's caller's
+//     stack (as V8 takes one).
 //   - samplebufferfull fires once, in a task of its own, at a profiler
-//     whose buffer is full when a forced sample is due.
+//     whose buffer is full when a sample is due: a forced one, or a
+//     periodic one when the engine delivers them (at stop()).
 //
 // Where it departs from the spec, because a script cannot do better:
 //
-//   - no sample at construction, and none while no JavaScript runs (the
-//     engine's sampler samples running code only);
+//   - no periodic sample while no JavaScript runs (the engine's sampler
+//     samples running code only), and a periodic sample past a full
+//     buffer fires samplebufferfull only when the samples are delivered;
 //   - a realm may profile until told its Document-Policy (a script cannot
 //     read its document's response headers; the engine tells it);
 //   - frames of scripts of another origin are left out even when fetched
@@ -49,9 +53,8 @@
 //   - when the buffer is full the profiler takes no more samples but
 //     stopped stays false and stop() still resolves with the trace: the
 //     spec's "move the state to stopped" would make stop() reject and the
-//     trace unreachable (Chromium does the same). Periodic samples past
-//     the buffer's size are dropped without samplebufferfull.
+//     trace unreachable (Chromium does the same).
 //
-// How wdext's WebKitGTK engine injects it, tells it its policy and feeds
-// it samples, measured: docs/webkitgtk.md.
+// How wdext's engines inject it, tell it its policy and feed it samples,
+// measured: docs/webkitgtk.md and docs/firefox.md.
 package polyfill

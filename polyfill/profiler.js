@@ -122,6 +122,8 @@
       this.#limit = limit;
       started.add(this);
       live.add(this);
+      // A sample at construction with the caller's stack, as V8 takes one.
+      this.#take(now(), wdextConstructionStack());
     }
 
     get sampleInterval() {
@@ -198,9 +200,19 @@
       if (epoch < this.#start || epoch > this.#end) return;
       const timestamp = epoch - origin;
       if (timestamp < this.#lastPeriodic + this.#interval) return;
-      if (this.#periodic.length + (this.#trace ? this.#trace.samples.length : 0) >= this.#limit) return;
+      if (this.#periodic.length + (this.#trace ? this.#trace.samples.length : 0) >= this.#limit) {
+        this.#queueFull();
+        return;
+      }
       this.#lastPeriodic = timestamp;
       this.#periodic.push([timestamp, frames]);
+    }
+
+    // queueFull fires samplebufferfull, once, in a task of its own.
+    #queueFull() {
+      if (this.#fullQueued) return;
+      this.#fullQueued = true;
+      setTimeout(() => this.dispatchEvent(new Event("samplebufferfull")), 0);
     }
 
     #take(timestamp, stack) {
@@ -213,10 +225,7 @@
         // make stop() reject and lose it).
         this.#state = "full";
         started.delete(this);
-        if (!this.#fullQueued) {
-          this.#fullQueued = true;
-          setTimeout(() => this.dispatchEvent(new Event("samplebufferfull")), 0);
-        }
+        this.#queueFull();
         return false;
       }
       const sample = { timestamp };
@@ -276,12 +285,13 @@
 
   // parseStack turns an Error stack into frames, outermost first, without
   // this polyfill's own frames (everything up to the innermost frame
-  // named wdextForceSampleHere) and without frames of scripts from other
-  // origins (the spec's muted-errors check, approximated by origin).
-  function parseStack(text) {
+  // named marker, and skip more frames past it) and without frames of
+  // scripts from other origins (the spec's muted-errors check,
+  // approximated by origin).
+  function parseStack(text, marker = "wdextForceSampleHere", skip = 0) {
     let frames = String(text).split("\n").map(parseLine).filter((f) => f !== undefined);
-    const own = frames.findIndex((f) => f.name === "wdextForceSampleHere" || f.name.endsWith(".wdextForceSampleHere"));
-    if (own >= 0) frames = frames.slice(own + 1);
+    const own = frames.findIndex((f) => f.name === marker || f.name.endsWith("." + marker));
+    if (own >= 0) frames = frames.slice(own + 1 + skip);
     return frames.filter(ownFrame).reverse();
   }
 
@@ -351,6 +361,12 @@
     let n = 0;
     for (const p of [...started]) if (take(p, ts)) n++;
     return n;
+  }
+
+  // wdextConstructionStack is the stack of the code that constructs a
+  // Profiler: its caller's frames, without it and the constructor.
+  function wdextConstructionStack() {
+    return parseStack(new Error().stack, "wdextConstructionStack", 1);
   }
 
   function wdextForceSampleHere() {

@@ -133,7 +133,7 @@ func TestProfilerInWorker(t *testing.T) {
 		r := do(t, "POST", s+"/forcesample", map[string]any{})
 		assert.Equal(t, r.Status, 200, "%s", r.Value)
 	}
-	assert.Equal(t, ask("stop"), "2")
+	assert.Equal(t, ask("stop"), "3", "one at construction, two forced")
 }
 
 // Periodic samples: a 300 ms busy loop under sampleInterval 10 yields
