@@ -48,7 +48,9 @@
 //   - frames of scripts of another origin are left out even when fetched
 //     with CORS (the muted-errors check, approximated by origin);
 //   - frames of forced samples with the caller's stack carry the call's
-//     position, not the function's;
+//     position, not the function's, and name accessors as the engine's
+//     Error stacks do: "get x" on SpiderMonkey (and V8), "x" on
+//     JavaScriptCore (its periodic samples say "get x");
 //   - markers are never set;
 //   - when the buffer is full the profiler takes no more samples but
 //     stopped stays false and stop() still resolves with the trace: the

@@ -203,6 +203,7 @@ const o = location.origin;
 done([
   parse("Error\n    at wdextForceSampleHere (" + o + "/p.js:1:1)\n    at inner (" + o + "/a.js:6:10)\n    at async Object.outer (" + o + "/a.js:3:10)\n    at new Foo (" + o + "/a.js:9:2)\n    at HTMLDocument.<anonymous> (" + o + "/a.js:12:3)\n    at " + o + "/a.js:14:1\n    at cross (http://example.com/x.js:1:1)"),
   parse("wdextForceSampleHere@\ninner@" + o + "/a.js:6:10\nouter@" + o + "/a.js:3:10\n@" + o + "/a.js:12:3\nforEach@[native code]\nglobal code@" + o + "/a.js:14:1\ncross@http://example.com/x.js:1:1"),
+  parse("wdextForceSampleHere@" + o + "/p.js:1:1\nget x@" + o + "/a.html line 2 > injectedScript:1:28\n@" + o + "/a.html line 2 > eval:1:158"),
 ]);`, &got)
 		a := o + "/a.js"
 		assert.DeepEqual(t, got[0], []any{
@@ -218,6 +219,12 @@ done([
 			map[string]any{"name": "", "url": a, "line": float64(12), "column": float64(3)},
 			map[string]any{"name": "outer", "url": a, "line": float64(3), "column": float64(10)},
 			map[string]any{"name": "inner", "url": a, "line": float64(6), "column": float64(10)},
+		})
+		// SpiderMonkey's: an accessor, in scripts the document made.
+		h := o + "/a.html"
+		assert.DeepEqual(t, got[2], []any{
+			map[string]any{"name": "", "url": h, "line": float64(1), "column": float64(158)},
+			map[string]any{"name": "get x", "url": h, "line": float64(1), "column": float64(28)},
 		})
 	})
 }

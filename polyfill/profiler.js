@@ -258,8 +258,11 @@
   }
 
   // Stack parsing. Lines of V8 ("    at name (url:line:col)", "    at
-  // url:line:col") and JavaScriptCore ("name@url:line:col", "@url:...",
-  // "name@[native code]") Error stacks, innermost first.
+  // url:line:col"), JavaScriptCore's and SpiderMonkey's
+  // ("name@url:line:col", "@url:...", "name@[native code]") Error stacks,
+  // innermost first. V8 and SpiderMonkey name accessors "get x" and
+  // "set x"; JavaScriptCore's stacks name them "x" (the periodic samples,
+  // from its sampling profiler, say "get x").
   const location = /^(.*):(\d+):(\d+)$/;
   const anonymous = new Set(["", "<anonymous>", "global code", "module code", "eval code", "eval"]);
   function parseLine(line) {
@@ -278,6 +281,9 @@
       where = line.slice(at + 1);
     }
     if (anonymous.has(name)) name = "";
+    // SpiderMonkey names a script a document made (eval, a script
+    // element's text) "DOCUMENT_URL line N > eval": the document's.
+    where = where.replace(/ line \d+ > [^:]*(?=:\d+:\d+$)/, "");
     const m = location.exec(where);
     if (!m) return { name }; // native code, or a script without a URL
     return { name, url: m[1], line: Number(m[2]), column: Number(m[3]) };
