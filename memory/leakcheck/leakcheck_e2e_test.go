@@ -100,7 +100,7 @@ func verdict(r wire.LeakReport) string {
 // removed at every iteration.
 const leakyVerdict = `objects "Foo" 15/3 by Window → store (property) → Array → Foo from makeFoos
 detached-dom "HTMLDivElement div.dialog" 5/1 by Window → dialogs (property) → Array → HTMLDivElement div.dialog from openDialog
-collection "Window.cache (Map)" 10/2 by Window → cache (property) → Map from null
+collection "Window.cache (Map)" 10/2 by Window → cache (property) → Map from remember
 event-listeners "Window resize" 5/1 by ` + listenerPath + ` from listen
 `
 
