@@ -21,6 +21,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine/chromium/chromiumtest"
+	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver/wdclient"
 	"github.com/wdext/wdext/wire"
 )
@@ -34,7 +35,7 @@ const gridJar = "../../.cache/selenium-server/package/lib/selenium-server-4.20.0
 func requireGrid(t *testing.T) string {
 	t.Helper()
 	chromiumtest.Require(t)
-	requireTool(t, "java")
+	e2e.RequireTool(t, "java")
 	jar, err := filepath.Abs(gridJar)
 	assert.NilError(t, err)
 	if _, err := os.Stat(jar); err != nil {

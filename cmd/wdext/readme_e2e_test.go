@@ -23,29 +23,6 @@ import (
 	"github.com/wdext/wdext/internal/e2e"
 )
 
-// requireTool skips the test when name is missing, unless
-// WDEXT_REQUIRE_BROWSER is set (make test), where it fails.
-func requireTool(t *testing.T, name string, check ...string) {
-	t.Helper()
-	var err error
-	if len(check) > 0 {
-		var out []byte
-		out, err = exec.Command(check[0], check[1:]...).CombinedOutput()
-		if err != nil {
-			err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
-		}
-	} else {
-		_, err = exec.LookPath(name)
-	}
-	if err == nil {
-		return
-	}
-	if os.Getenv("WDEXT_REQUIRE_BROWSER") != "" {
-		t.Fatalf("this test needs %s (scripts/deps.sh installs it): %v", name, err)
-	}
-	t.Skipf("this test needs %s (scripts/deps.sh installs it): %v", name, err)
-}
-
 // The documentation's marked examples (docBlocks), run as a reader would,
 // against a real `wdext serve`: README.md's first, then each docs/*.md
 // file's. The shell blocks of a file run in one shell of its own, in
@@ -59,12 +36,12 @@ func requireTool(t *testing.T, name string, check ...string) {
 // may be left.
 func TestDocsExamples(t *testing.T) {
 	chromiumtest.Require(t)
-	requireTool(t, "bash")
-	requireTool(t, "curl")
-	requireTool(t, "jq")
-	requireTool(t, "python3")
-	requireTool(t, "/usr/bin/python3 with selenium", "/usr/bin/python3", "-c", "import selenium")
-	nodeModules := requireNodeClients(t)
+	e2e.RequireTool(t, "bash")
+	e2e.RequireTool(t, "curl")
+	e2e.RequireTool(t, "jq")
+	e2e.RequireTool(t, "python3")
+	e2e.RequireTool(t, "/usr/bin/python3 with selenium", "/usr/bin/python3", "-c", "import selenium")
+	nodeModules := e2e.RequireNodeClients(t)
 	blocks := docBlocks(t)
 	assert.Assert(t, len(blocks) > 0, "no <!-- README test --> block in README.md or docs/*.md")
 	root, err := filepath.Abs("../..")

@@ -332,3 +332,16 @@ func call(t *testing.T, method, url, body string) (int, string) {
 	assert.NilError(t, err)
 	return resp.StatusCode, string(b)
 }
+
+// Real clients drive the classic commands, and BiDi, through wdext on
+// Firefox: Python Selenium 4.8, selenium-webdriver, and WebdriverIO
+// classic and BiDi (testdata/classic's scripts, which pass against
+// wdext serve --engine chromium as well, with "chrome").
+func TestClassicClients(t *testing.T) {
+	url, _ := start(t)
+	e2e.RequireTool(t, "/usr/bin/python3 with selenium", "/usr/bin/python3", "-c", "import selenium")
+	nm := e2e.RequireNodeClients(t)
+	page := e2e.ServePages(t, e2e.Testdata("classic"), nil).A + "/page.html"
+	e2e.RunScript(t, nil, "/usr/bin/python3", "testdata/classic/classic.py", url, "firefox", page)
+	e2e.RunScript(t, []string{"WDEXT_NODE_MODULES=" + nm}, "node", "testdata/classic/classic.mjs", url, "firefox", page)
+}

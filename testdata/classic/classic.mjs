@@ -4,7 +4,7 @@
 //
 // BROWSER is firefox or chrome; PAGE_URL is testdata/classic/page.html
 // served over HTTP. Prints a line per check and "N passed, N failed";
-// exits non-zero on a failure. Run by cmd/wdext's TestClassicClients.
+// exits non-zero on a failure. Run by engine/firefox's TestClassicClients.
 import assert from 'node:assert/strict'
 
 import { load, checks } from '../../clients/testdata/harness.mjs'

@@ -3,7 +3,7 @@ drives them: python3 classic.py WDEXT_URL BROWSER PAGE_URL
 
 PAGE_URL is testdata/classic/page.html served over HTTP. Prints a line per
 check and "N passed, N failed"; exits non-zero on a failure. Run by
-cmd/wdext's TestClassicClients.
+engine/firefox's TestClassicClients.
 """
 import sys
 import traceback
