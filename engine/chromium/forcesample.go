@@ -160,8 +160,10 @@ func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*targ
 }
 
 // armChecked arms, and when Tracing.start is late (probeTimeout: it
-// takes milliseconds), checks the targets again: one that stopped
+// takes milliseconds), probes the targets' main threads: one that stopped
 // answering since they were found holds it, and its state is the answer.
+// (Runtime.getIsolateId, which found them, is answered by an interrupt
+// while a script runs: a busy page passes it.)
 func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*target.Info, categories []string) (*armed, error) {
 	type result struct {
 		a   *armed
@@ -181,7 +183,7 @@ func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*targ
 		return r.a, r.err
 	case <-late.C:
 	}
-	if _, err := e.isolateSessions(ctx, b, targets); err != nil && stateOf(err) != 0 {
+	if err := e.probeAll(ctx, b, targets); err != nil && stateOf(err) != 0 {
 		cancel()
 		if r := <-done; r.err == nil {
 			dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

@@ -261,6 +261,34 @@ func (e *Engine) onPage(ctx context.Context, b *cdp.Browser, s *cdp.Session, t *
 	return w.long(call)
 }
 
+// probeAll probes the main thread of each target (see probe) at once,
+// and returns the first state that one is in. Targets that went away are
+// left out.
+func (e *Engine) probeAll(ctx context.Context, b *cdp.Browser, targets []*target.Info) error {
+	errs := make([]error, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Add(1)
+		go func() { // owned here: waited for below
+			defer wg.Done()
+			s, err := b.Attach(ctx, t.TargetID)
+			if err != nil {
+				return // gone: no profiler left there
+			}
+			w := e.watch(ctx, b, s, t)
+			defer w.stop()
+			errs[i] = w.probe()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if k := stateOf(err); k != 0 && k != stateGone {
+			return err
+		}
+	}
+	return nil
+}
+
 // diagnose says why the target left a quick command unanswered for
 // probeTimeout. A renderer that keeps a CPU busy for busyWindow runs a
 // script; one that does not is blocked: in a user prompt when the driver
