@@ -183,7 +183,11 @@ func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*targ
 		return r.a, r.err
 	case <-late.C:
 	}
-	if err := e.probeAll(ctx, b, targets); err != nil && stateOf(err) != 0 {
+	err := e.probeAll(ctx, b, targets)
+	if _, ierr := e.isolateSessions(ctx, b, targets); ierr != nil && stateOf(ierr) != 0 {
+		err = ierr // a crash of the current page, as isolateSessions tells it
+	}
+	if err != nil && stateOf(err) != 0 {
 		cancel()
 		if r := <-done; r.err == nil {
 			dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

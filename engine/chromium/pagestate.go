@@ -262,8 +262,9 @@ func (e *Engine) onPage(ctx context.Context, b *cdp.Browser, s *cdp.Session, t *
 }
 
 // probeAll probes the main thread of each target (see probe) at once,
-// and returns the first state that one is in. Targets that went away are
-// left out.
+// and returns the first that is busy, blocked or in a user prompt.
+// Targets that went away or crashed are left out (isolateSessions says
+// which crash matters).
 func (e *Engine) probeAll(ctx context.Context, b *cdp.Browser, targets []*target.Info) error {
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
@@ -282,7 +283,7 @@ func (e *Engine) probeAll(ctx context.Context, b *cdp.Browser, targets []*target
 	}
 	wg.Wait()
 	for _, err := range errs {
-		if k := stateOf(err); k != 0 && k != stateGone {
+		if k := stateOf(err); k != 0 && k != stateGone && k != stateCrashed {
 			return err
 		}
 	}
