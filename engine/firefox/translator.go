@@ -34,10 +34,11 @@ type translator struct {
 	url  *url.URL
 	done chan struct{} // closed by close
 
-	mu      sync.Mutex
-	closed  bool
-	browser *browser
-	session string
+	mu       sync.Mutex
+	closed   bool
+	starting bool // a New Session came: the one this Firefox serves
+	browser  *browser
+	session  string
 	// prompts is the client's unhandledPromptBehavior that the translator
 	// carries out (see classicPrompts); "" for none.
 	prompts string
@@ -87,7 +88,8 @@ func (t *translator) newSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t.mu.Lock()
-	busy := t.browser != nil || t.closed
+	busy := t.starting || t.closed
+	t.starting = true
 	t.mu.Unlock()
 	if busy {
 		wire.WriteError(w, wire.Errorf(wire.SessionNotCreated, "this Firefox already holds a session"))
