@@ -129,6 +129,11 @@ func TestCommandsOnBadPages(t *testing.T) {
 				assert.Assert(t, i < 100, "no alert")
 				time.Sleep(100 * time.Millisecond)
 			}
+			// And a moment more: on CI's loaded run (2026-11-29) the
+			// renderer still used a CPU just after the alert opened, and
+			// the first command called the page busy (the next nine: the
+			// alert).
+			time.Sleep(time.Second)
 		}, stateCase{wire.UnexpectedAlertOpen, []string{"hello there"}}},
 		{"crashed", func(t *testing.T, s *rawSession) {
 			// chromedriver answers the navigation itself with "tab crashed".
