@@ -2,7 +2,7 @@ package firefox
 
 import (
 	"context"
-	_ "embed"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -59,7 +59,7 @@ func BindRemote(_ context.Context, s engine.NewSession) (engine.Engine, error) {
 	if !IsBrowser(name) {
 		return nil, fmt.Errorf("browserName %q is not Firefox", name)
 	}
-	return nil, fmt.Errorf("the extension commands of Firefox need wdext to be Marionette's client (wdext serve --engine firefox): behind --upstream, geckodriver is")
+	return nil, errors.New("the extension commands of Firefox need wdext to be Marionette's client (wdext serve --engine firefox): behind --upstream, geckodriver is")
 }
 
 // ForceSample forces a sample in every frame's Profiler polyfill, which
