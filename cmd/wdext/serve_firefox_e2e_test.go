@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -10,26 +9,15 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/engine/firefox"
+	"github.com/wdext/wdext/engine/firefox/firefoxtest"
 	"github.com/wdext/wdext/internal/e2e"
 )
-
-// requireFirefox skips (fails under WDEXT_REQUIRE_BROWSER) without
-// firefox-esr.
-func requireFirefox(t *testing.T) {
-	t.Helper()
-	bin, err := firefox.Find("")
-	if err == nil {
-		_, err = os.Stat(bin)
-	}
-	e2e.Require(t, "firefox-esr", err)
-}
 
 // wdext serve --engine firefox: sessions (one Firefox each, wdext its
 // Marionette client), forcesample through the polyfill, and on SIGTERM
 // nothing of it left.
 func TestServeFirefox(t *testing.T) {
-	requireFirefox(t)
+	firefoxtest.Require(t)
 	s := startServe(t, "--engine", "firefox")
 	var ids []string
 	for range 2 {
@@ -65,7 +53,7 @@ func TestServeFirefox(t *testing.T) {
 // A wdext serving Firefox killed outright leaves nothing: no Firefox, no
 // content process, no profile.
 func TestKilledFirefoxServeLeavesNothing(t *testing.T) {
-	requireFirefox(t)
+	firefoxtest.Require(t)
 	tmp := shortTempDir(t)
 	s := startServeEnv(t, []string{"TMPDIR=" + tmp}, "--engine", "firefox")
 	for range 2 {
@@ -85,7 +73,7 @@ func TestKilledFirefoxServeLeavesNothing(t *testing.T) {
 // wdext wpt --engine firefox runs the bundled suite as
 // expectations-firefox.json says.
 func TestWPTFirefox(t *testing.T) {
-	requireFirefox(t)
+	firefoxtest.Require(t)
 	requireHarness(t)
 	out, errOut, code := wdextIn(t, repoRoot(t), nil, 5*time.Minute, "wpt", "--engine", "firefox", "testdata/wpt", "--log-level", "error")
 	assert.Equal(t, code, 0, "%s\n%s", out, errOut)

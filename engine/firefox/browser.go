@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,20 +116,10 @@ func marionettePort(ctx context.Context, g *procgroup.Group) (string, error) {
 
 // userJS writes the profile's prefs: wdext's, then the client's.
 func userJS(client map[string]any) string {
-	all := make(map[string]any, len(prefs)+len(client))
-	for k, v := range prefs {
-		all[k] = v
-	}
-	for k, v := range client {
-		all[k] = v
-	}
-	names := make([]string, 0, len(all))
-	for k := range all {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	all := maps.Clone(prefs)
+	maps.Copy(all, client)
 	var b strings.Builder
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(all)) {
 		name, _ := json.Marshal(k)
 		value, _ := json.Marshal(all[k])
 		fmt.Fprintf(&b, "user_pref(%s, %s);\n", name, value)

@@ -17,14 +17,12 @@ var debuggerScript string
 // debugger runs op of debugger.js (SpiderMonkey's Debugger.Memory in the
 // page's content process) and decodes its answer into v.
 func (e *Engine) debugger(ctx context.Context, op string, arg, v any) error {
-	raw, err := e.conn.Call(ctx, "WebDriver:ExecuteScript", map[string]any{
-		"script": debuggerScript, "args": []any{op, arg}, "sandbox": "system",
-	})
+	raw, err := e.system(ctx, "Debugger.Memory in Firefox's content process", debuggerScript, op, arg)
 	if err != nil {
-		return engine.Failed("Debugger.Memory in Firefox's content process", err)
+		return err
 	}
 	var answer string // debugger.js answers JSON in a string
-	if err := json.Unmarshal(value(raw), &answer); err != nil {
+	if err := json.Unmarshal(raw, &answer); err != nil {
 		return err
 	}
 	return json.Unmarshal([]byte(answer), v)

@@ -2,6 +2,7 @@ package firefox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -48,6 +49,17 @@ func (e *Engine) Lacks(capability string) string {
 		return "wdext reads heaps from snapshots, and Firefox's heap snapshots kill the content process unless its DevTools server is attached, which wdext does not do yet"
 	}
 	return ""
+}
+
+// system runs script (with args) as privileged script in the content
+// process of the session's current page (Marionette's "system" sandbox)
+// and returns its result; step names it in errors.
+func (e *Engine) system(ctx context.Context, step, script string, args ...any) (json.RawMessage, error) {
+	raw, err := e.conn.Call(ctx, "WebDriver:ExecuteScript", map[string]any{"script": script, "args": args, "sandbox": "system"})
+	if err != nil {
+		return nil, engine.Failed(step, err)
+	}
+	return value(raw), nil
 }
 
 // BindRemote declines Firefox sessions of a driver wdext did not start

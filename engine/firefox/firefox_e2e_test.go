@@ -14,6 +14,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/wdext/wdext/engine/firefox"
+	"github.com/wdext/wdext/engine/firefox/firefoxtest"
 	"github.com/wdext/wdext/engine/kind"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
@@ -27,11 +28,7 @@ import (
 // until the test ends; processes the test starts carry its marker.
 func start(t *testing.T) (url, mark string) {
 	t.Helper()
-	bin, err := firefox.Find(os.Getenv("WDEXT_FIREFOX"))
-	if err == nil {
-		_, err = os.Stat(bin)
-	}
-	e2e.Require(t, "firefox-esr", err)
+	bin := firefoxtest.Require(t)
 	m := fmt.Sprintf("%s-%d", t.Name(), os.Getpid())
 	t.Setenv("WDEXT_TEST_MARK", m)
 	_, url = e2e.Serve(t, kind.Managed{Upstream: &firefox.Upstream{Binary: bin}}, firefox.Kind.Commands, memory.Register, debuggermemory.Register, leakcheck.Register, forcesample.Register)

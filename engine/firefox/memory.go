@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 
-	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/memory/measurement"
 	"github.com/wdext/wdext/wire"
 )
@@ -23,11 +22,11 @@ type tabMemory struct {
 // tabMemory runs op of memory.js in the page's content process.
 func (e *Engine) tabMemory(ctx context.Context, op string) (tabMemory, error) {
 	var m tabMemory
-	raw, err := e.conn.Call(ctx, "WebDriver:ExecuteScript", map[string]any{"script": memoryScript, "args": []any{op}, "sandbox": "system"})
+	raw, err := e.system(ctx, "Firefox's memory reporters", memoryScript, op)
 	if err != nil {
-		return m, engine.Failed("Firefox's memory reporters", err)
+		return m, err
 	}
-	err = json.Unmarshal(value(raw), &m)
+	err = json.Unmarshal(raw, &m)
 	return m, err
 }
 

@@ -48,7 +48,7 @@ func promptHandled(ctx context.Context, c *marionette.Conn, behavior string, ope
 	if behavior == "accept" || behavior == "accept and notify" {
 		handle = "WebDriver:AcceptAlert"
 	}
-	if err := c.Send(ctx, handle, nil, nil); err != nil && !isNoAlert(err) {
+	if err := c.Send(ctx, handle, nil, nil); err != nil && !hasCode(err, wire.NoSuchAlert) {
 		return nil, err
 	}
 	if behavior == "accept" || behavior == "dismiss" {
@@ -57,14 +57,8 @@ func promptHandled(ctx context.Context, c *marionette.Conn, behavior string, ope
 	return nil, open
 }
 
-// isUnexpectedAlert reports whether err is Firefox's "unexpected alert
-// open".
-func isUnexpectedAlert(err error) bool {
+// hasCode reports whether err is a WebDriver error with code.
+func hasCode(err error, code wire.ErrorCode) bool {
 	var we *wire.Error
-	return errors.As(err, &we) && we.Code == wire.UnexpectedAlertOpen
-}
-
-func isNoAlert(err error) bool {
-	var we *wire.Error
-	return errors.As(err, &we) && we.Code == wire.NoSuchAlert
+	return errors.As(err, &we) && we.Code == code
 }

@@ -169,9 +169,8 @@ func (t *translator) marionetteSession(ctx context.Context, b *browser, caps map
 // sessionNotCreated keeps Marionette's invalid argument, and makes the
 // rest "session not created".
 func sessionNotCreated(err error) error {
-	var we *wire.Error
-	if errors.As(err, &we) && we.Code == wire.InvalidArgument {
-		return we
+	if hasCode(err, wire.InvalidArgument) {
+		return err
 	}
 	return wire.Errorf(wire.SessionNotCreated, "%v", err)
 }
@@ -240,7 +239,7 @@ func (t *translator) command(w http.ResponseWriter, r *http.Request, rt route) {
 	params := rt.params(r, body)
 	call := func() (json.RawMessage, error) { return c.Call(r.Context(), rt.command, params) }
 	raw, err := call()
-	if isUnexpectedAlert(err) {
+	if hasCode(err, wire.UnexpectedAlertOpen) {
 		t.mu.Lock()
 		prompts := t.prompts
 		t.mu.Unlock()
