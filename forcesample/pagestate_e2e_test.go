@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,12 +52,16 @@ func TestForceSampleBadPage(t *testing.T) {
 	// succeed. (A synchronous XHR said so too early: a force could
 	// complete while the page waited for its reply, measured in CI.)
 	started := make(chan struct{}, 1)
-	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{"/busy-started": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case started <- struct{}{}:
-		default:
-		}
-	})})
+	var ended atomic.Bool
+	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{
+		"/busy-started": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+		}),
+		"/busy-ended": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ended.Store(true) }),
+	})
 	for _, tc := range []struct {
 		name  string
 		enter func(wd selenium.WebDriver)
@@ -69,6 +74,7 @@ func TestForceSampleBadPage(t *testing.T) {
 			_, err := wd.ExecuteScript(`setTimeout(() => {
 				navigator.sendBeacon("/busy-started");
 				const end = Date.now() + 15000; while (Date.now() < end) {}
+				navigator.sendBeacon("/busy-ended");
 			}, 10)`, nil)
 			assert.NilError(t, err)
 			select {
@@ -94,7 +100,7 @@ func TestForceSampleBadPage(t *testing.T) {
 			tc.enter(wd)
 			time.Sleep(200 * time.Millisecond)
 			we, took := forceTimed(t, wd)
-			assert.Assert(t, we != nil, "the force succeeded")
+			assert.Assert(t, we != nil, "the force succeeded after %v (the busy loop had ended: %v)", took, ended.Load())
 			t.Logf("%v after %v", we, took)
 			assert.Check(t, we.Code == tc.code, "%v", we)
 			assert.Check(t, strings.Contains(we.Message, tc.says), we.Message)

@@ -93,9 +93,9 @@
     #start = origin + now(); // lifetime, as epoch ms, for periodic samples
     #end = Infinity;
     #periodic = []; // [timestamp, frames] from the engine
-    // The periodic samples' grid starts at construction (where Chromium
-    // takes its first sample): the first one comes a sampleInterval later.
-    #lastPeriodic = this.#start - origin;
+    // The last sample's time: the grid of periodic samples, one per
+    // sampleInterval at most, starts at the sample taken at construction.
+    #lastPeriodic;
 
     constructor(options) {
       super();
@@ -122,8 +122,11 @@
       this.#limit = limit;
       started.add(this);
       live.add(this);
-      // A sample at construction with the caller's stack, as V8 takes one.
-      this.#take(now(), wdextConstructionStack());
+      // A sample at construction with the caller's stack, as V8 takes one;
+      // the periodic samples' grid starts there.
+      const at = now();
+      this.#lastPeriodic = at;
+      this.#take(at, wdextConstructionStack());
     }
 
     get sampleInterval() {

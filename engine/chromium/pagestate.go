@@ -12,8 +12,8 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/systeminfo"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/wdext/wdext/engine/chromium/cdp"
@@ -25,28 +25,18 @@ import (
 // 500, as wdext does.
 const TabCrashed wire.ErrorCode = "tab crashed"
 
-// How wdext tells what state a target is in (see the package doc, "Page
-// state"). Variables so that the tests can shorten them.
+// probeTimeout is how long a target's main thread may leave a quick
+// command (Runtime.evaluate "1", Runtime.getIsolateId) unanswered before
+// wdext looks at why (see the package doc, "Page state"), and how long it
+// then waits for the interrupt that tells a script from a block.
+// driverTimeout bounds each of the engine's own calls to the driver (GET
+// /window, GET /alert/text), which answer at once unless the driver is
+// still busy with another command of the session. Variables so that the
+// tests can shorten them.
 var (
-	// probeTimeout is how long a target's main thread may leave a quick
-	// command (Runtime.evaluate "1", Runtime.getIsolateId) unanswered
-	// before wdext looks at why.
-	probeTimeout = 2 * time.Second
-	// busyWindow is how long wdext then watches the CPU time of the
-	// browser's renderer processes.
-	busyWindow = time.Second
-	// driverTimeout bounds each of the engine's own calls to the driver
-	// (GET /window, GET /alert/text), which answer at once unless the
-	// driver is still busy with another command of the session.
+	probeTimeout  = 2 * time.Second
 	driverTimeout = 5 * time.Second
 )
-
-// busyShare is the share of one CPU that a renderer process must use
-// during busyWindow for a target that does not answer to count as busy: a
-// page in a loop keeps its renderer at a whole CPU (measured: 62 % with
-// four browsers starting on the machine), an idle renderer, or one
-// blocked in a dialog, uses next to nothing (0–14 %).
-const busyShare = 0.4
 
 // stateKind is what became of a target that a command could not use.
 type stateKind int
@@ -291,29 +281,29 @@ func (e *Engine) probeAll(ctx context.Context, b *cdp.Browser, targets []*target
 }
 
 // diagnose says why the target left a quick command unanswered for
-// probeTimeout. A renderer that keeps a CPU busy for busyWindow runs a
-// script; one that does not is blocked: in a user prompt when the driver
-// has one open in that window (chromedriver tracks them), else in
-// something else (a synchronous request, a debugger pause). The driver is
-// asked only then: chromedriver answers GET /alert/text on a busy page
-// only once the page is free again.
+// probeTimeout. Chromium answers Performance.getMetrics by a V8
+// interrupt: a target that answers it runs a script; one that does not is
+// blocked outside V8: in a user prompt when the driver has one open in
+// that window (chromedriver tracks them), else in something else (a
+// synchronous request). The driver is asked only then: chromedriver
+// answers GET /alert/text on a busy page only once the page is free
+// again. (Chromium 156, measured: in a loop a page answers in 1–2 ms, in
+// alert() never; Runtime.* and other Debugger.* commands wait in both.
+// A session attached while the page is busy answers nothing: its page is
+// called blocked. The renderers' CPU time, used before, took a loaded
+// machine's other renderers for this page's script.)
 func (w *watch) diagnose() error {
-	waited := probeTimeout
-	busy, err := rendererBusy(w.ctx, w.b)
-	waited += busyWindow
+	busy := w.interruptible()
+	waited := 2 * probeTimeout
 	if f := w.fateErr(); f != nil {
 		return f
 	}
 	if err := w.outer.Err(); err != nil {
 		return fmt.Errorf("the %s did not answer within %s: %w", w.what(), seconds(probeTimeout), err)
 	}
-	switch {
-	case err != nil:
-		return &stateError{stateBlocked, wire.Errorf(wire.Timeout,
-			"the %s has not answered for more than %s: its main thread is busy in a script or blocked (the renderers' CPU time is not available: %v)", w.what(), seconds(probeTimeout), err)}
-	case busy:
+	if busy {
 		return &stateError{stateBusy, wire.Errorf(wire.Timeout,
-			"the %s: its main thread is busy: a script has been running for more than %s", w.what(), seconds(waited))}
+			"the %s: its main thread is busy: a script has been running for more than %s", w.what(), seconds(probeTimeout))}
 	}
 	if w.t.Type == "page" {
 		if text, ok := w.e.dialog(w.ctx, w.t.TargetID); ok {
@@ -325,54 +315,17 @@ func (w *watch) diagnose() error {
 		"the %s has not answered for more than %s and runs no script: its main thread is blocked (a user prompt, a synchronous request, a debugger pause)", w.what(), seconds(waited))}
 }
 
-func seconds(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
-
-// rendererBusy reports whether a renderer process of the browser used at
-// least busyShare of a CPU during busyWindow (SystemInfo.getProcessInfo,
-// which the browser answers itself). The renderer of a target is not
-// known, so a busy renderer of another tab counts too.
-func rendererBusy(ctx context.Context, b *cdp.Browser) (bool, error) {
-	first, err := rendererCPU(ctx, b)
-	if err != nil {
-		return false, err
-	}
-	start := time.Now()
-	timer := time.NewTimer(busyWindow)
-	select {
-	case <-timer.C:
-	case <-ctx.Done():
-		timer.Stop()
-		return false, ctx.Err()
-	}
-	second, err := rendererCPU(ctx, b)
-	if err != nil {
-		return false, err
-	}
-	elapsed := time.Since(start).Seconds()
-	for pid, cpu := range second {
-		if before, ok := first[pid]; ok && cpu-before >= busyShare*elapsed {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// rendererCPU is the CPU time, in seconds, of each renderer process.
-func rendererCPU(ctx context.Context, b *cdp.Browser) (map[int64]float64, error) {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+// interruptible reports whether the target answers Performance.getMetrics
+// (by an interrupt, while a script runs; it changes nothing, and answers
+// no metrics unless Performance is enabled) within probeTimeout.
+func (w *watch) interruptible() bool {
+	ctx, cancel := context.WithTimeout(w.ctx, probeTimeout)
 	defer cancel()
-	res, err := cdproto.Call(ctx, b, systeminfo.GetProcessInfo, cdproto.Empty{})
-	if err != nil {
-		return nil, err
-	}
-	out := map[int64]float64{}
-	for _, p := range res.ProcessInfo {
-		if p.Type == "renderer" {
-			out[p.ID] = p.CPUTime
-		}
-	}
-	return out, nil
+	_, err := cdproto.Call(ctx, w.s, performance.GetMetrics, cdproto.Empty{})
+	return err == nil
 }
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
 
 // dialog asks the driver for the text of the user prompt open in the
 // page, when the page is the session's current window (GET /alert/text

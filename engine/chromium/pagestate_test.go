@@ -69,15 +69,14 @@ func (d *fakeDriver) asked(path string) bool {
 }
 
 // pageState is how the fake page behaves: "healthy" answers everything;
-// "busy", "dialog" and "blocked" answer nothing its renderer would (their
-// renderer burns a CPU only when busy); "crashed" also says so when
-// Inspector.enable is sent; "closed" detaches the session at the first
-// renderer command.
+// "dialog" and "blocked" answer nothing its renderer would, "busy" only
+// what Chromium answers by a V8 interrupt (Performance.getMetrics);
+// "crashed" also says so when Inspector.enable is sent; "closed" detaches
+// the session at the first renderer command.
 type pageState string
 
 func fakePage(t *testing.T, state pageState) *fakeDevTools {
 	t.Helper()
-	start := time.Now()
 	return cdptest.NewServer(t, func(c *cdptest.Conn, req cdptest.Request) {
 		switch {
 		case req.Method == "Target.getTargets":
@@ -93,15 +92,8 @@ func fakePage(t *testing.T, state pageState) *fakeDevTools {
 				c.Event(req.SessionID, "Inspector.targetCrashed", map[string]any{})
 			}
 			c.Reply(req, map[string]any{})
-		case req.Method == "SystemInfo.getProcessInfo":
-			cpu := 0.01
-			if state == "busy" {
-				cpu = time.Since(start).Seconds()
-			}
-			c.Reply(req, map[string]any{"processInfo": []map[string]any{
-				{"type": "browser", "id": 1, "cpuTime": 0.5},
-				{"type": "renderer", "id": 2, "cpuTime": cpu},
-			}})
+		case state == "busy" && req.Method == "Performance.getMetrics":
+			c.Reply(req, map[string]any{"metrics": []any{}})
 		case state == "healthy" && req.Method == "Runtime.getIsolateId":
 			c.Reply(req, map[string]any{"id": "iso-1"})
 		case state == "healthy" && req.Method == "Runtime.evaluate":
@@ -126,9 +118,9 @@ func bindWith(t *testing.T, addr string, d engine.Driver) *Engine {
 
 // shortProbes makes the probes of the test fast.
 func shortProbes(t *testing.T) {
-	p, w := probeTimeout, busyWindow
-	probeTimeout, busyWindow = 200*time.Millisecond, 200*time.Millisecond
-	t.Cleanup(func() { probeTimeout, busyWindow = p, w })
+	p := probeTimeout
+	probeTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { probeTimeout = p })
 }
 
 func codeOf(err error) wire.ErrorCode {
@@ -152,7 +144,7 @@ func TestPageStates(t *testing.T) {
 		says      string
 		askDriver bool
 	}{
-		{"busy", nil, wire.Timeout, "main thread is busy: a script has been running for more than 0.4 s", false},
+		{"busy", nil, wire.Timeout, "main thread is busy: a script has been running for more than 0.2 s", false},
 		{"dialog", &hello, wire.UnexpectedAlertOpen, `user prompt open ("hello there")`, true},
 		{"blocked", nil, wire.Timeout, "runs no script: its main thread is blocked", true},
 		{"crashed", nil, TabCrashed, "tab crashed: the renderer of the page http://example.test/page.html is gone", false},
@@ -412,7 +404,6 @@ func TestBrowserGoneDuringCommand(t *testing.T) {
 // the start is late: its state is the answer, not the deadline's.
 func TestForceSamplePageTurnsBusy(t *testing.T) {
 	shortProbes(t)
-	start := time.Now()
 	var mu sync.Mutex
 	answered := 0
 	f := cdptest.NewServer(t, func(c *cdptest.Conn, req cdptest.Request) {
@@ -433,10 +424,8 @@ func TestForceSamplePageTurnsBusy(t *testing.T) {
 			if first {
 				c.Reply(req, map[string]any{"id": "iso-1"})
 			}
-		case "SystemInfo.getProcessInfo":
-			c.Reply(req, map[string]any{"processInfo": []map[string]any{
-				{"type": "renderer", "id": 2, "cpuTime": time.Since(start).Seconds()},
-			}})
+		case "Performance.getMetrics": // by an interrupt: a script runs
+			c.Reply(req, map[string]any{"metrics": []any{}})
 		}
 		// Tracing.start: never answered, as with a busy renderer.
 	}, nil)

@@ -113,9 +113,10 @@ func TestCommandsOnBadPages(t *testing.T) {
 			// not forever: chromedriver's Delete Session waits for it.
 			s.script(t, `setTimeout(() => { const end = Date.now() + 60000; while (Date.now() < end) {} }, 300)`)
 			time.Sleep(time.Second)
-			// A prompt timeout; its message varies on a loaded machine
-			// ("busy"; "blocked" where the renderer's CPU time does not
-			// show; chromedriver itself still waiting on the page).
+			// A prompt timeout; its message varies: "busy"; "blocked"
+			// where the command's first session to the page is attached
+			// while it loops (it answers nothing); chromedriver itself
+			// still waiting on the page.
 		}, stateCase{wire.Timeout, nil}},
 		{"alert", func(t *testing.T, s *rawSession) {
 			s.script(t, `setTimeout(() => alert("hello there"), 10)`)
@@ -129,11 +130,6 @@ func TestCommandsOnBadPages(t *testing.T) {
 				assert.Assert(t, i < 100, "no alert")
 				time.Sleep(100 * time.Millisecond)
 			}
-			// And a moment more: on CI's loaded run (2026-11-29) the
-			// renderer still used a CPU just after the alert opened, and
-			// the first command called the page busy (the next nine: the
-			// alert).
-			time.Sleep(time.Second)
 		}, stateCase{wire.UnexpectedAlertOpen, []string{"hello there"}}},
 		{"crashed", func(t *testing.T, s *rawSession) {
 			// chromedriver answers the navigation itself with "tab crashed".
