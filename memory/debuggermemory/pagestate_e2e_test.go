@@ -86,8 +86,8 @@ func (s *rawSession) browser(t *testing.T) *cdp.Browser {
 }
 
 // prompt is how soon a command on a page in a bad state must answer:
-// the engine's liveness probe and its look at the renderers' CPU take
-// about 3 s.
+// the engine's liveness probe and its check for a running script take
+// 2–4 s.
 const prompt = 12 * time.Second // on a loaded machine: measured 3 s idle
 
 type stateCase struct {
