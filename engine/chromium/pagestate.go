@@ -27,15 +27,16 @@ const TabCrashed wire.ErrorCode = "tab crashed"
 
 // probeTimeout is how long a target's main thread may leave a quick
 // command (Runtime.evaluate "1", Runtime.getIsolateId) unanswered before
-// wdext looks at why (see the package doc, "Page state"), and how long it
-// then waits for the interrupt that tells a script from a block.
-// driverTimeout bounds each of the engine's own calls to the driver (GET
-// /window, GET /alert/text), which answer at once unless the driver is
-// still busy with another command of the session. Variables so that the
-// tests can shorten them.
+// wdext looks at why (see the package doc, "Page state"); interruptTimeout
+// how long it then waits for the interrupt that tells a script from a
+// block (answered in milliseconds). driverTimeout bounds each of the
+// engine's own calls to the driver (GET /window, GET /alert/text), which
+// answer at once unless the driver is still busy with another command of
+// the session. Variables so that the tests can shorten them.
 var (
-	probeTimeout  = 2 * time.Second
-	driverTimeout = 5 * time.Second
+	probeTimeout     = 2 * time.Second
+	interruptTimeout = time.Second
+	driverTimeout    = 5 * time.Second
 )
 
 // stateKind is what became of a target that a command could not use.
@@ -294,7 +295,7 @@ func (e *Engine) probeAll(ctx context.Context, b *cdp.Browser, targets []*target
 // machine's other renderers for this page's script.)
 func (w *watch) diagnose() error {
 	busy := w.interruptible()
-	waited := 2 * probeTimeout
+	waited := probeTimeout + interruptTimeout
 	if f := w.fateErr(); f != nil {
 		return f
 	}
@@ -317,9 +318,9 @@ func (w *watch) diagnose() error {
 
 // interruptible reports whether the target answers Performance.getMetrics
 // (by an interrupt, while a script runs; it changes nothing, and answers
-// no metrics unless Performance is enabled) within probeTimeout.
+// no metrics unless Performance is enabled) within interruptTimeout.
 func (w *watch) interruptible() bool {
-	ctx, cancel := context.WithTimeout(w.ctx, probeTimeout)
+	ctx, cancel := context.WithTimeout(w.ctx, interruptTimeout)
 	defer cancel()
 	_, err := cdproto.Call(ctx, w.s, performance.GetMetrics, cdproto.Empty{})
 	return err == nil

@@ -118,9 +118,9 @@ func bindWith(t *testing.T, addr string, d engine.Driver) *Engine {
 
 // shortProbes makes the probes of the test fast.
 func shortProbes(t *testing.T) {
-	p := probeTimeout
-	probeTimeout = 200 * time.Millisecond
-	t.Cleanup(func() { probeTimeout = p })
+	p, i := probeTimeout, interruptTimeout
+	probeTimeout, interruptTimeout = 200*time.Millisecond, 200*time.Millisecond
+	t.Cleanup(func() { probeTimeout, interruptTimeout = p, i })
 }
 
 func codeOf(err error) wire.ErrorCode {

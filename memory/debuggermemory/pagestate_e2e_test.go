@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -101,17 +103,39 @@ type stateCase struct {
 // not after the server's two-minute deadline.
 func TestCommandsOnBadPages(t *testing.T) {
 	env := chromiumtest.Start(t, forcesample.Register, memory.Register, debuggermemory.Register)
-	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	// The busy page's loop asks every 100 ms, by a synchronous request,
+	// whether to go on (its main thread never returns to its event loop),
+	// and stops once the test is done: chromedriver's Delete Session
+	// waits for it.
+	var done atomic.Bool
+	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{
+		"/busy-go-on": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if done.Load() {
+				io.WriteString(w, "stop")
+			}
+		}),
+	})
 	states := []struct {
 		name  string
 		enter func(t *testing.T, s *rawSession)
 		want  stateCase
 	}{
 		{"busy", func(t *testing.T, s *rawSession) {
+			t.Cleanup(func() { done.Store(true) }) // before the session's end
 			// Late enough that chromedriver is done with the script
-			// (on a loaded machine 10 ms was not), and for a minute,
-			// not forever: chromedriver's Delete Session waits for it.
-			s.script(t, `setTimeout(() => { const end = Date.now() + 60000; while (Date.now() < end) {} }, 300)`)
+			// (on a loaded machine 10 ms was not), and for a minute at
+			// most.
+			s.script(t, `setTimeout(() => {
+				const end = Date.now() + 60000;
+				for (let ask = 0; Date.now() < end; ) {
+					if (Date.now() < ask) continue;
+					ask = Date.now() + 100;
+					const r = new XMLHttpRequest();
+					r.open("GET", "/busy-go-on", false);
+					r.send();
+					if (r.responseText === "stop") break;
+				}
+			}, 300)`)
 			time.Sleep(time.Second)
 			// A prompt timeout; its message varies: "busy"; "blocked"
 			// where the command's first session to the page is attached
