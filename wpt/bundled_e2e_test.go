@@ -10,7 +10,9 @@ import (
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
+	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/engine/chromium/chromiumtest"
+	"github.com/wdext/wdext/engine/kind"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/wpt"
@@ -24,9 +26,12 @@ func runSuite(t testing.TB, dir string, vendor string) ([]wpt.Result, time.Durat
 }
 
 // runSuiteAt runs it through the wdext at webDriver, with sessions of caps
-// (nil: the runner's default).
+// (nil: Chromium's, as wdext wpt asks for them).
 func runSuiteAt(t testing.TB, webDriver string, caps selenium.Capabilities, dir string, vendor string) ([]wpt.Result, time.Duration) {
 	srv, th := bundledServer(t)
+	if caps == nil {
+		caps = chromium.WPTCapabilities(kind.Served{Hosts: srv.WPTHosts(), SPKIHash: srv.SPKIHash()})
+	}
 	ctx := context.Background()
 	r := &wpt.Runner{WebDriver: webDriver, Server: srv, Testharness: th, Capabilities: caps, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	r.Mount()
