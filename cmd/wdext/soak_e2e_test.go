@@ -27,7 +27,7 @@ const soakSessionTimeout = 5 * time.Second
 
 // TestSoak is the soak and fault suite: WDEXT_SOAK_CLIENTS clients (4)
 // send a mix of classic and extension commands through `wdext serve` for
-// WDEXT_SOAK (60s; any Go duration, e.g. WDEXT_SOAK=10m with
+// WDEXT_SOAK (40s; any Go duration, e.g. WDEXT_SOAK=10m with
 // -timeout 20m for the long run) while a fault injector SIGKILLs, every
 // WDEXT_SOAK_FAULT_EVERY (6s, ±50%), a renderer, a browser or the
 // chromedriver of this wdext (by pid; only processes of this run), and
@@ -65,7 +65,7 @@ const soakSessionTimeout = 5 * time.Second
 //     60 s, the time reported), without a next wdext.
 func TestSoak(t *testing.T) {
 	chromiumtest.Require(t)
-	dur := soakEnvDuration(t, "WDEXT_SOAK", 60*time.Second)
+	dur := soakEnvDuration(t, "WDEXT_SOAK", 40*time.Second)
 	nClients := soakEnvInt(t, "WDEXT_SOAK_CLIENTS", 4)
 	faultEvery := soakEnvDuration(t, "WDEXT_SOAK_FAULT_EVERY", 6*time.Second)
 	seed := uint64(time.Now().UnixNano())
