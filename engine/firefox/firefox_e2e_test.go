@@ -13,9 +13,7 @@ import (
 	"github.com/tebeka/selenium"
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/engine/firefox"
 	"github.com/wdext/wdext/engine/firefox/firefoxtest"
-	"github.com/wdext/wdext/engine/kind"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/memory"
@@ -28,11 +26,10 @@ import (
 // until the test ends; processes the test starts carry its marker.
 func start(t *testing.T) (url, mark string) {
 	t.Helper()
-	bin := firefoxtest.Require(t)
 	m := fmt.Sprintf("%s-%d", t.Name(), os.Getpid())
 	t.Setenv("WDEXT_TEST_MARK", m)
-	_, url = e2e.Serve(t, kind.Managed{Upstream: &firefox.Upstream{Binary: bin}}, firefox.Kind.Commands, memory.Register, debuggermemory.Register, leakcheck.Register, forcesample.Register)
-	return url, "WDEXT_TEST_MARK=" + m
+	env := firefoxtest.Start(t, memory.Register, debuggermemory.Register, leakcheck.Register, forcesample.Register)
+	return env.URL, "WDEXT_TEST_MARK=" + m
 }
 
 // formSession opens testdata/firefox/form.html in a new Selenium session
