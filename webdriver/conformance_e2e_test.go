@@ -240,6 +240,19 @@ func compareOutcomes(t *testing.T, what string, want, got []outcome) {
 	}
 }
 
+// chromedriverSequence is the conformance sequence's outcomes straight
+// to a chromedriver at path, with what wdext adds in managed mode, so
+// that its browser runs as wdext's do.
+func chromedriverSequence(t *testing.T, path, page string) []outcome {
+	direct := &chromium.Driver{Path: path}
+	t.Cleanup(func() { direct.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	in, err := direct.Current(ctx)
+	assert.NilError(t, err)
+	return conformanceSequence(t, newWire(t, in.URL.String(), false), withMachineDefaults(newSessionBody(nil)), page)
+}
+
 // The same command sequence, straight to a chromedriver and through wdext,
 // gets the same statuses, error codes and messages.
 func TestConformanceWithChromedriver(t *testing.T) {
@@ -247,14 +260,7 @@ func TestConformanceWithChromedriver(t *testing.T) {
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	page := pages.A + "/webdriver/conformance.html"
 
-	direct := &chromium.Driver{Path: path}
-	t.Cleanup(func() { direct.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	in, err := direct.Current(ctx)
-	assert.NilError(t, err)
-	// What wdext adds in managed mode, so that both browsers run alike.
-	want := conformanceSequence(t, newWire(t, in.URL.String(), false), withMachineDefaults(newSessionBody(nil)), page)
+	want := chromedriverSequence(t, path, page)
 	for _, o := range want {
 		t.Log("chromedriver: ", o)
 	}

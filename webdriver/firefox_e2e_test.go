@@ -1,15 +1,12 @@
 package webdriver_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"gotest.tools/v3/assert"
 
-	"github.com/wdext/wdext/engine/chromium"
 	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/engine/firefox/firefoxtest"
 	"github.com/wdext/wdext/internal/e2e"
@@ -26,13 +23,7 @@ func TestConformanceFirefox(t *testing.T) {
 	pages := e2e.ServePages(t, e2e.Testdata(), nil)
 	page := pages.A + "/webdriver/conformance.html"
 
-	direct := &chromium.Driver{Path: path}
-	t.Cleanup(func() { direct.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	in, err := direct.Current(ctx)
-	assert.NilError(t, err)
-	want := conformanceSequence(t, newWire(t, in.URL.String(), false), withMachineDefaults(newSessionBody(nil)), page)
+	want := chromedriverSequence(t, path, page)
 
 	env := firefoxtest.Start(t)
 	body := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{"browserName": "firefox"}}}
