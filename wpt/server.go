@@ -162,6 +162,25 @@ func (s *Server) SPKIHash() string {
 // browser must be told to resolve (see Options.WPTHosts).
 func (s *Server) WPTHosts() bool { return s.opts.WPTHosts }
 
+// HostNames are the host names the browser must resolve to loopback,
+// sorted: with WPTHosts, WPT's (web-platform.test, www1.…, the
+// alternate's), but for the "nonexistent" ones; else none.
+func (s *Server) HostNames() []string {
+	if !s.opts.WPTHosts {
+		return nil
+	}
+	var names []string
+	for _, subs := range s.hosts {
+		for sub, name := range subs {
+			if sub != "nonexistent" {
+				names = append(names, name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // Mount serves h at path on every origin, ahead of the file tree. A path
 // ending in "/" mounts a subtree; otherwise the match is exact. The longest
 // match wins, and mounting a path again replaces its handler. Mount may be

@@ -32,7 +32,7 @@ func serverOptions(k kind.Kind) wpt.Options {
 func sessionCapabilities(k kind.Kind, experimental bool, srv *wpt.Server) (caps selenium.Capabilities, product string) {
 	s := kind.Served{Experimental: experimental}
 	if srv != nil {
-		s.Hosts, s.SPKIHash = srv.WPTHosts(), srv.SPKIHash()
+		s.Hosts, s.HostNames, s.SPKIHash = srv.WPTHosts(), srv.HostNames(), srv.SPKIHash()
 	}
 	return k.WPT.Capabilities(s), k.WPT.Product
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -161,17 +162,23 @@ func browserHint(b kind.Kind, srv *wpt.Server, open string) string {
 	if b.WPT.Capabilities == nil {
 		return "no WPT capabilities known"
 	}
-	caps := b.WPT.Capabilities(kind.Served{Hosts: srv.WPTHosts(), SPKIHash: srv.SPKIHash()})
+	caps := b.WPT.Capabilities(kind.Served{Hosts: srv.WPTHosts(), HostNames: srv.HostNames(), SPKIHash: srv.SPKIHash()})
 	var keys []string
 	for key := range caps {
 		keys = append(keys, key)
 	}
 	sort.Strings(keys)
 	line := []string{b.Name}
+	var prefs []string // Firefox's, for about:config
 	for _, key := range keys {
 		opts, ok := caps[key].(map[string]any)
 		if !ok || !strings.Contains(key, ":") {
 			continue
+		}
+		if p, ok := opts["prefs"].(map[string]any); ok {
+			for _, name := range slices.Sorted(maps.Keys(p)) {
+				prefs = append(prefs, fmt.Sprintf("%s = %v", name, p[name]))
+			}
 		}
 		switch args := opts["args"].(type) {
 		case []string:
@@ -186,6 +193,9 @@ func browserHint(b kind.Kind, srv *wpt.Server, open string) string {
 	}
 	if len(line) == 1 && b.WPT.Profile == "" { // no switches to give
 		hint := "open " + open
+		if len(prefs) > 0 {
+			hint += " in a profile whose about:config has " + strings.Join(prefs, ", ")
+		}
 		if caps["acceptInsecureCerts"] == true {
 			hint += " (https: accept the certificate warning, or trust --ca-file's CA)"
 		}

@@ -3,6 +3,7 @@ package firefox
 import (
 	"flag"
 	"log/slog"
+	"strings"
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine/kind"
@@ -28,6 +29,7 @@ var Kind = kind.Kind{
 		// script); the served document tells it its Document-Policy,
 		// which a preload script cannot know.
 		Document:     polyfill.InjectPolicy,
+		Hosts:        true,
 		Capabilities: WPTCapabilities,
 	},
 }
@@ -48,14 +50,18 @@ func (l *launcher) Launch(*slog.Logger) (kind.Managed, error) {
 }
 
 // WPTCapabilities are what a Firefox session needs to run tests served as
-// s says: acceptInsecureCerts with an HTTPS server. Tests run on localhost
-// origins (kind.WPT.Hosts false): Firefox could resolve WPT's host names
-// through its network.dns.localDomains pref, as wptrunner sets it, which
-// wdext does not do yet.
+// s says: WPT's host names resolved to loopback through the
+// network.dns.localDomains pref, as wptrunner sets it, and the server's
+// certificate accepted (acceptInsecureCerts: Firefox has no SPKI list).
 func WPTCapabilities(s kind.Served) map[string]any {
 	caps := map[string]any{"browserName": BrowserName}
 	if s.SPKIHash != "" {
 		caps["acceptInsecureCerts"] = true
+	}
+	if s.Hosts {
+		caps[optionsCap] = map[string]any{"prefs": map[string]any{
+			"network.dns.localDomains": strings.Join(s.HostNames, ","),
+		}}
 	}
 	return caps
 }

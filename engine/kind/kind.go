@@ -90,8 +90,10 @@ type WPT struct {
 
 // Served is what a kind's WPT capabilities depend on.
 type Served struct {
-	// Hosts: WPT's host names are to resolve to loopback.
-	Hosts bool
+	// Hosts: WPT's host names are to resolve to loopback; HostNames are
+	// those names (the ones that resolve: "nonexistent.…" must not).
+	Hosts     bool
+	HostNames []string
 	// SPKIHash is the base64 SHA-256 of the HTTPS certificate's key, or ""
 	// when the server has no HTTPS.
 	SPKIHash string
