@@ -3,6 +3,7 @@ package forcesample_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -46,35 +47,48 @@ func forceTimed(t *testing.T, wd selenium.WebDriver) (*wire.Error, time.Duration
 // the browser's Tracing.start, and wdext finds it before it asks.
 func TestForceSampleBadPage(t *testing.T) {
 	env := chromiumtest.Start(t, forcesample.Register)
-	// The busy page says when its loop starts (a beacon, which the browser
-	// sends while the page's main thread loops): on a loaded machine its
-	// timer may fire late, and a force that came first would rightly
-	// succeed. (A synchronous XHR said so too early: a force could
-	// complete while the page waited for its reply, measured in CI.)
+	// The busy page's loop asks the test every 100 ms, by a synchronous
+	// request, whether to go on (its main thread never returns to its
+	// event loop): the first request says the loop runs (on a loaded
+	// machine its timer may fire late, and a force that came first would
+	// rightly succeed; a beacon sent from the loop arrived only after it
+	// ended, measured in CI), the last when it still ran, and it stops
+	// once the test is done, so chromedriver's Delete Session does not
+	// wait for it.
 	started := make(chan struct{}, 1)
-	var ended atomic.Bool
+	var done atomic.Bool
+	var lastAsk atomic.Int64 // unix nanoseconds
 	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{
-		"/busy-started": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		"/busy-go-on": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			lastAsk.Store(time.Now().UnixNano())
 			select {
 			case started <- struct{}{}:
 			default:
 			}
+			if done.Load() {
+				io.WriteString(w, "stop")
+			}
 		}),
-		"/busy-ended": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ended.Store(true) }),
 	})
 	for _, tc := range []struct {
 		name  string
-		enter func(wd selenium.WebDriver)
+		enter func(t *testing.T, wd selenium.WebDriver)
 		code  wire.ErrorCode
 		says  string
 	}{
-		{"busy", func(wd selenium.WebDriver) {
-			// Busy for 15 s, not forever: a page in an endless loop
-			// holds chromedriver's Delete Session for minutes.
+		{"busy", func(t *testing.T, wd selenium.WebDriver) {
+			t.Cleanup(func() { done.Store(true) }) // before the session's end
+			// A minute at most, whatever happens to the test.
 			_, err := wd.ExecuteScript(`setTimeout(() => {
-				navigator.sendBeacon("/busy-started");
-				const end = Date.now() + 15000; while (Date.now() < end) {}
-				navigator.sendBeacon("/busy-ended");
+				const end = Date.now() + 60000;
+				for (let ask = 0; Date.now() < end; ) {
+					if (Date.now() < ask) continue;
+					ask = Date.now() + 100;
+					const r = new XMLHttpRequest();
+					r.open("GET", "/busy-go-on", false);
+					r.send();
+					if (r.responseText === "stop") break;
+				}
 			}, 10)`, nil)
 			assert.NilError(t, err)
 			select {
@@ -83,11 +97,11 @@ func TestForceSampleBadPage(t *testing.T) {
 				t.Fatal("the busy loop did not start within 10 s")
 			}
 		}, wire.Timeout, "main thread"},
-		{"alert", func(wd selenium.WebDriver) {
+		{"alert", func(t *testing.T, wd selenium.WebDriver) {
 			_, err := wd.ExecuteScript(`setTimeout(() => alert("hello there"), 10)`, nil)
 			assert.NilError(t, err)
 		}, wire.UnexpectedAlertOpen, `"hello there"`},
-		{"crashed", func(wd selenium.WebDriver) {
+		{"crashed", func(_ *testing.T, wd selenium.WebDriver) {
 			wd.Get("chrome://crash") // chromedriver answers "tab crashed"
 		}, chromium.TabCrashed, "crashed"},
 	} {
@@ -97,10 +111,14 @@ func TestForceSampleBadPage(t *testing.T) {
 			assert.NilError(t, wd.Get(pages.A+"/forcesample/frame.html"))
 			waitLoaded(t, wd)
 			assert.NilError(t, wdclient.ForceSample(wd))
-			tc.enter(wd)
+			tc.enter(t, wd)
 			time.Sleep(200 * time.Millisecond)
 			we, took := forceTimed(t, wd)
-			assert.Assert(t, we != nil, "the force succeeded after %v (the busy loop had ended: %v)", took, ended.Load())
+			if we == nil {
+				time.Sleep(300 * time.Millisecond)
+				running := time.Since(time.Unix(0, lastAsk.Load())) < 300*time.Millisecond
+				t.Fatalf("the force succeeded after %v (the busy loop still runs: %v)", took, running)
+			}
 			t.Logf("%v after %v", we, took)
 			assert.Check(t, we.Code == tc.code, "%v", we)
 			assert.Check(t, strings.Contains(we.Message, tc.says), we.Message)

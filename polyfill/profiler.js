@@ -93,8 +93,9 @@
     #start = origin + now(); // lifetime, as epoch ms, for periodic samples
     #end = Infinity;
     #periodic = []; // [timestamp, frames] from the engine
-    // The last sample's time: the grid of periodic samples, one per
-    // sampleInterval at most, starts at the sample taken at construction.
+    // The time of the last periodic sample kept, or of the sample taken at
+    // construction: a periodic sample is kept only a sampleInterval or
+    // more after it (forced samples do not move it).
     #lastPeriodic;
 
     constructor(options) {
@@ -123,7 +124,7 @@
       started.add(this);
       live.add(this);
       // A sample at construction with the caller's stack, as V8 takes one;
-      // the periodic samples' grid starts there.
+      // periodic samples come a sampleInterval or more after it.
       const at = now();
       this.#lastPeriodic = at;
       this.#take(at, wdextConstructionStack());

@@ -26,7 +26,8 @@ func runSuite(t testing.TB, dir string, vendor string) ([]wpt.Result, time.Durat
 }
 
 // runSuiteAt runs it through the wdext at webDriver, with sessions of caps
-// (nil: Chromium's, as wdext wpt asks for them).
+// (nil: Chromium's, as wdext wpt asks for them; empty: the runner's
+// default).
 func runSuiteAt(t testing.TB, webDriver string, caps selenium.Capabilities, dir string, vendor string) ([]wpt.Result, time.Duration) {
 	srv, th := bundledServer(t)
 	if caps == nil {

@@ -105,16 +105,11 @@ func NewServer(root string, opts Options) (*Server, error) {
 	if opts.HTTPS {
 		// The certificate names every host a page can reach but the
 		// nonexistent ones (wptserve's domains_set), and loopback.
-		names := []string{"localhost"}
-		for _, subs := range hosts {
-			for sub, h := range subs {
-				if sub != "nonexistent" && net.ParseIP(h) == nil {
-					names = append(names, h)
-				}
-			}
+		names := reachable(hosts)
+		if !slices.Contains(names, "localhost") {
+			names = append(names, "localhost")
+			slices.Sort(names)
 		}
-		slices.Sort(names)
-		names = slices.Compact(names)
 		if i := slices.Index(names, main); i > 0 { // first: it is the subject's name
 			names = append([]string{main}, slices.Delete(names, i, i+1)...)
 		}
@@ -169,11 +164,17 @@ func (s *Server) HostNames() []string {
 	if !s.opts.WPTHosts {
 		return nil
 	}
+	return reachable(s.hosts)
+}
+
+// reachable are the names of a host table that a page can reach (all but
+// the nonexistent ones, and no IP addresses), sorted, each once.
+func reachable(hosts map[string]map[string]string) []string {
 	var names []string
-	for _, subs := range s.hosts {
-		for sub, name := range subs {
-			if sub != "nonexistent" {
-				names = append(names, name)
+	for _, subs := range hosts {
+		for sub, h := range subs {
+			if sub != "nonexistent" && net.ParseIP(h) == nil {
+				names = append(names, h)
 			}
 		}
 	}

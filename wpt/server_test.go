@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -281,4 +282,23 @@ func TestLifecycle(t *testing.T) {
 	assert.NilError(t, s.Close())
 	assert.NilError(t, s.Close(), "Close is idempotent")
 	assert.Check(t, s.Start(context.Background()) != nil, "Start after Close fails")
+}
+
+// A browser of a WPT-hosts server must resolve WPT's names, the
+// nonexistent ones excepted; a loopback server needs none.
+func TestHostNames(t *testing.T) {
+	s, err := NewServer(t.TempDir(), Options{WPTHosts: true})
+	assert.NilError(t, err)
+	names := s.HostNames()
+	assert.Equal(t, len(names), 12, "%v", names)
+	assert.Assert(t, slices.IsSorted(names), "%v", names)
+	for _, want := range []string{"web-platform.test", "www1.web-platform.test", "xn--lve-6lad.web-platform.test", "not-web-platform.test", "www2.not-web-platform.test"} {
+		assert.Assert(t, slices.Contains(names, want), "%s not in %v", want, names)
+	}
+	for _, n := range names {
+		assert.Assert(t, !strings.Contains(n, "nonexistent"), "%v", names)
+	}
+	s, err = NewServer(t.TempDir(), Options{})
+	assert.NilError(t, err)
+	assert.Assert(t, s.HostNames() == nil)
 }

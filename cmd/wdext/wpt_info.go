@@ -30,11 +30,17 @@ func serverOptions(k kind.Kind) wpt.Options {
 // run the tests srv (started, or nil) serves, and the product they are
 // expected to be (productOf settles it from the browser's answer).
 func sessionCapabilities(k kind.Kind, experimental bool, srv *wpt.Server) (caps selenium.Capabilities, product string) {
+	return k.WPT.Capabilities(servedBy(srv, experimental)), k.WPT.Product
+}
+
+// servedBy is what a kind's WPT capabilities depend on of srv (started, or
+// nil).
+func servedBy(srv *wpt.Server, experimental bool) kind.Served {
 	s := kind.Served{Experimental: experimental}
 	if srv != nil {
 		s.Hosts, s.HostNames, s.SPKIHash = srv.WPTHosts(), srv.HostNames(), srv.SPKIHash()
 	}
-	return k.WPT.Capabilities(s), k.WPT.Product
+	return s
 }
 
 // productOf is the wptrunner-style product of the browser that answered:

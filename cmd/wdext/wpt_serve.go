@@ -154,7 +154,8 @@ func printServed(w io.Writer, srv *wpt.Server, root string, k kind.Kind, kinds k
 
 // browserHint is how to start kind b's browser on srv, from what its WPT
 // capabilities ask of a session: the switches of any vendor options'
-// "args", and acceptInsecureCerts.
+// "args", their "prefs" (Firefox's, set in about:config), and
+// acceptInsecureCerts.
 func browserHint(b kind.Kind, srv *wpt.Server, open string) string {
 	if srv.WPTHosts() && !b.WPT.Hosts {
 		return fmt.Sprintf("cannot be told to resolve WPT's host names: map them to 127.0.0.1 in /etc/hosts, or serve with --engine %s", b.Name)
@@ -162,7 +163,7 @@ func browserHint(b kind.Kind, srv *wpt.Server, open string) string {
 	if b.WPT.Capabilities == nil {
 		return "no WPT capabilities known"
 	}
-	caps := b.WPT.Capabilities(kind.Served{Hosts: srv.WPTHosts(), HostNames: srv.HostNames(), SPKIHash: srv.SPKIHash()})
+	caps := b.WPT.Capabilities(servedBy(srv, false))
 	var keys []string
 	for key := range caps {
 		keys = append(keys, key)
@@ -191,11 +192,12 @@ func browserHint(b kind.Kind, srv *wpt.Server, open string) string {
 			}
 		}
 	}
+	inProfile := ""
+	if len(prefs) > 0 {
+		inProfile = " in a profile whose about:config has " + strings.Join(prefs, ", ")
+	}
 	if len(line) == 1 && b.WPT.Profile == "" { // no switches to give
-		hint := "open " + open
-		if len(prefs) > 0 {
-			hint += " in a profile whose about:config has " + strings.Join(prefs, ", ")
-		}
+		hint := "open " + open + inProfile
 		if caps["acceptInsecureCerts"] == true {
 			hint += " (https: accept the certificate warning, or trust --ca-file's CA)"
 		}
@@ -206,6 +208,7 @@ func browserHint(b kind.Kind, srv *wpt.Server, open string) string {
 	if b.WPT.Profile != "" {
 		hint = b.Name + " " + shellQuote([]string{b.WPT.Profile}) + `"$(mktemp -d)"` + strings.TrimPrefix(hint, b.Name)
 	}
+	hint += inProfile
 	if caps["acceptInsecureCerts"] == true {
 		hint += " (and accept the certificate warning, or trust --ca-file's CA)"
 	}

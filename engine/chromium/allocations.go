@@ -76,7 +76,7 @@ func (a *allocSampler) Interval() float64 { return a.interval }
 // onPage runs call on the sampler's page once the page has shown it
 // answers (see Engine.onPage).
 func (a *allocSampler) onPage(ctx context.Context, call func(context.Context) error) error {
-	return a.e.onPage(ctx, a.ts.b, a.ts.s, a.page, call)
+	return a.e.onPage(ctx, a.ts.s, a.page, call)
 }
 
 func (a *allocSampler) start(ctx context.Context, interval float64) error {

@@ -40,7 +40,7 @@ func (e *Engine) isolateSessions(ctx context.Context, b *cdp.Browser, targets []
 				res[i].err = err
 				return
 			}
-			w := e.watch(ctx, b, s, t)
+			w := e.watch(ctx, s, t)
 			defer w.stop()
 			var id string
 			err = w.quick(func(ctx context.Context) error {

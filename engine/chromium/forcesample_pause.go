@@ -128,7 +128,7 @@ func (e *Engine) holdAll(ctx context.Context, b *cdp.Browser, isolates []isolate
 // for the rest of the force (the trigger, the release).
 func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) (err error) {
 	s, d := h.is.session, h.dbg
-	w := e.watch(ctx, b, s, h.is.info)
+	w := e.watch(ctx, s, h.is.info)
 	defer func() {
 		if err != nil {
 			w.stop()

@@ -83,7 +83,7 @@ func (e *Engine) isolate(ctx context.Context, b *cdp.Browser, t *target.Info) (s
 	if err != nil {
 		return "", engine.Failed("attaching to the target", err)
 	}
-	w := e.watch(ctx, b, ts.s, t)
+	w := e.watch(ctx, ts.s, t)
 	defer w.stop()
 	var iso string
 	err = w.quick(func(ctx context.Context) (err error) {
@@ -108,7 +108,7 @@ func (e *Engine) heap(b *cdp.Browser, t *target.Info) engine.Heap {
 			return nil, engine.Failed("attaching to the target", err)
 		}
 		var snap *heapsnapshot.Snapshot
-		err = e.onPage(ctx, b, ts.s, t, func(ctx context.Context) (err error) {
+		err = e.onPage(ctx, ts.s, t, func(ctx context.Context) (err error) {
 			snap, err = takeSnapshot(ctx, ts, heapsnapshot.ReadNodes)
 			return err
 		})

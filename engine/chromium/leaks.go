@@ -57,7 +57,7 @@ func (e *Engine) StartLeaks(ctx context.Context) (_ engine.LeakTracking, err err
 func (e *Engine) startLeaks(ctx context.Context, ts *targetSession, t *target.Info) (*leakTracking, error) {
 	l := &leakTracking{e: e, ts: ts, t: t}
 	step := "reading the document's time origin"
-	err := e.onPage(ctx, ts.b, ts.s, t, func(ctx context.Context) (err error) {
+	err := e.onPage(ctx, ts.s, t, func(ctx context.Context) (err error) {
 		if l.origin, err = timeOrigin(ctx, ts); err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.
 	var after []leaks.Listener
 	var clock uint32
 	step := "reading the document's time origin"
-	err := e.onPage(ctx, ts.b, ts.s, l.t, func(ctx context.Context) (err error) {
+	err := e.onPage(ctx, ts.s, l.t, func(ctx context.Context) (err error) {
 		origin, err := timeOrigin(ctx, ts)
 		if err != nil {
 			return err

@@ -29,7 +29,7 @@ func (e *Engine) StartLiveObjects(ctx context.Context) (_ engine.LiveObjectTrack
 	if err != nil {
 		return nil, err
 	}
-	err = e.onPage(ctx, ts.b, ts.s, page, func(ctx context.Context) error {
+	err = e.onPage(ctx, ts.s, page, func(ctx context.Context) error {
 		_, err := cdproto.Call(ctx, ts.s, heapprofiler.StartTrackingHeapObjects, heapprofiler.StartTrackingHeapObjectsParams{TrackAllocations: new(true)})
 		return err
 	})
@@ -47,7 +47,7 @@ func (l *liveTracking) Stop(ctx context.Context) (_ wire.LiveObjects, err error)
 	defer func() { err = l.e.ended(ctx, err) }()
 	ts := l.ts
 	var snap *heapsnapshot.Snapshot
-	err = l.e.onPage(ctx, ts.b, ts.s, l.page, func(ctx context.Context) (err error) {
+	err = l.e.onPage(ctx, ts.s, l.page, func(ctx context.Context) (err error) {
 		snap, err = streamSnapshot(ctx, ts, heapsnapshot.ReadNodes, func(ctx context.Context) error {
 			_, err := cdproto.Call(ctx, ts.s, heapprofiler.StopTrackingHeapObjects, heapprofiler.StopTrackingHeapObjectsParams{
 				ReportProgress:      new(false),

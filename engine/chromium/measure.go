@@ -97,7 +97,7 @@ func (e *Engine) collect(ctx context.Context, b *cdp.Browser, handle string, che
 				if !check {
 					return get(ctx)
 				}
-				w := e.watch(ctx, b, s, t)
+				w := e.watch(ctx, s, t)
 				defer w.stop()
 				return w.quick(get)
 			})

@@ -27,7 +27,7 @@ const TabCrashed wire.ErrorCode = "tab crashed"
 
 // probeTimeout is how long a target's main thread may leave a quick
 // command (Runtime.evaluate "1", Runtime.getIsolateId) unanswered before
-// wdext looks at why (see the package doc, "Page state"); interruptTimeout
+// wdext looks at why (see diagnose); interruptTimeout
 // how long it then waits for the interrupt that tells a script from a
 // block (answered in milliseconds). driverTimeout bounds each of the
 // engine's own calls to the driver (GET /window, GET /alert/text), which
@@ -86,13 +86,15 @@ func keepSession(err error) bool {
 // thread answers at once, and says why one was not answered.
 //
 // Chromium 156, measured: while a page's main thread runs a script (a
-// for(;;) loop), waits in alert() or its renderer has crashed, every
-// command that its renderer answers (Runtime.*, HeapProfiler.*, Page.enable,
-// Debugger.pause) and a browser-wide Tracing.start wait, without end; the
-// browser's own (Target.*, Inspector.enable, SystemInfo.*) answer.
+// for(;;) loop), waits in alert() or its renderer has crashed, the
+// commands that its renderer answers (Runtime.*, HeapProfiler.*,
+// Page.enable, Debugger.setSkipAllPauses) and a browser-wide
+// Tracing.start wait, without end; the browser's own (Target.*,
+// Inspector.enable, SystemInfo.*) answer. The exceptions are the few
+// commands Chromium runs by a V8 interrupt (Performance.getMetrics,
+// Debugger.pause), answered while a script runs (see diagnose).
 type watch struct {
 	e     *Engine
-	b     *cdp.Browser
 	s     *cdp.Session
 	t     *target.Info
 	outer context.Context
@@ -107,8 +109,8 @@ type watch struct {
 }
 
 // watch starts watching target t through session s; stop ends it.
-func (e *Engine) watch(ctx context.Context, b *cdp.Browser, s *cdp.Session, t *target.Info) *watch {
-	w := &watch{e: e, b: b, s: s, t: t, outer: ctx}
+func (e *Engine) watch(ctx context.Context, s *cdp.Session, t *target.Info) *watch {
+	w := &watch{e: e, s: s, t: t, outer: ctx}
 	w.ctx, w.cancel = context.WithCancel(ctx)
 	crashed, stopCrashed := s.Subscribe(inspector.TargetCrashed.Method)
 	detached, stopDetached := s.Subscribe(inspector.Detached.Method)
@@ -243,8 +245,8 @@ func (w *watch) long(call func(context.Context) error) error {
 
 // onPage runs call in the target after a probe, under a watch: the shape
 // of every long command on a page.
-func (e *Engine) onPage(ctx context.Context, b *cdp.Browser, s *cdp.Session, t *target.Info, call func(context.Context) error) error {
-	w := e.watch(ctx, b, s, t)
+func (e *Engine) onPage(ctx context.Context, s *cdp.Session, t *target.Info, call func(context.Context) error) error {
+	w := e.watch(ctx, s, t)
 	defer w.stop()
 	if err := w.probe(); err != nil {
 		return err
@@ -267,7 +269,7 @@ func (e *Engine) probeAll(ctx context.Context, b *cdp.Browser, targets []*target
 			if err != nil {
 				return // gone: no profiler left there
 			}
-			w := e.watch(ctx, b, s, t)
+			w := e.watch(ctx, s, t)
 			defer w.stop()
 			errs[i] = w.probe()
 		}()
@@ -288,14 +290,13 @@ func (e *Engine) probeAll(ctx context.Context, b *cdp.Browser, targets []*target
 // that window (chromedriver tracks them), else in something else (a
 // synchronous request). The driver is asked only then: chromedriver
 // answers GET /alert/text on a busy page only once the page is free
-// again. (Chromium 156, measured: in a loop a page answers in 1–2 ms, in
-// alert() never; Runtime.* and other Debugger.* commands wait in both.
-// A session attached while the page is busy answers nothing: its page is
-// called blocked. The renderers' CPU time, used before, took a loaded
-// machine's other renderers for this page's script.)
+// again. (Chromium 156, measured: a page in a loop answers in 1–2 ms, one
+// in alert() never. A session first attached while the page loops
+// answers nothing at all, so that page reads as blocked.)
 func (w *watch) diagnose() error {
+	start := time.Now()
 	busy := w.interruptible()
-	waited := probeTimeout + interruptTimeout
+	waited := probeTimeout + time.Since(start)
 	if f := w.fateErr(); f != nil {
 		return f
 	}
@@ -313,17 +314,20 @@ func (w *watch) diagnose() error {
 		}
 	}
 	return &stateError{stateBlocked, wire.Errorf(wire.Timeout,
-		"the %s has not answered for more than %s and runs no script: its main thread is blocked (a user prompt, a synchronous request, a debugger pause)", w.what(), seconds(waited))}
+		"the %s has not answered for more than %s and runs no script that wdext can see: its main thread is blocked (a user prompt, a synchronous request, a debugger pause), or was already busy when wdext first reached it", w.what(), seconds(waited.Round(100*time.Millisecond)))}
 }
 
 // interruptible reports whether the target answers Performance.getMetrics
-// (by an interrupt, while a script runs; it changes nothing, and answers
-// no metrics unless Performance is enabled) within interruptTimeout.
+// within interruptTimeout: by an interrupt, while a script runs (it
+// changes nothing, and answers no metrics unless Performance is enabled).
+// An error answers too: a worker has no Performance domain, and its
+// "not found" comes by the same interrupt.
 func (w *watch) interruptible() bool {
 	ctx, cancel := context.WithTimeout(w.ctx, interruptTimeout)
 	defer cancel()
 	_, err := cdproto.Call(ctx, w.s, performance.GetMetrics, cdproto.Empty{})
-	return err == nil
+	var answered *cdp.Error
+	return err == nil || errors.As(err, &answered)
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }

@@ -146,7 +146,7 @@ func TestPageStates(t *testing.T) {
 	}{
 		{"busy", nil, wire.Timeout, "main thread is busy: a script has been running for more than 0.2 s", false},
 		{"dialog", &hello, wire.UnexpectedAlertOpen, `user prompt open ("hello there")`, true},
-		{"blocked", nil, wire.Timeout, "runs no script: its main thread is blocked", true},
+		{"blocked", nil, wire.Timeout, "runs no script that wdext can see: its main thread is blocked", true},
 		{"crashed", nil, TabCrashed, "tab crashed: the renderer of the page http://example.test/page.html is gone", false},
 		{"closed", nil, wire.NoSuchWindow, "the window was closed", false},
 	} {

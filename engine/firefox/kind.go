@@ -58,7 +58,7 @@ func WPTCapabilities(s kind.Served) map[string]any {
 	if s.SPKIHash != "" {
 		caps["acceptInsecureCerts"] = true
 	}
-	if s.Hosts {
+	if s.Hosts && len(s.HostNames) > 0 {
 		caps[optionsCap] = map[string]any{"prefs": map[string]any{
 			"network.dns.localDomains": strings.Join(s.HostNames, ","),
 		}}

@@ -162,15 +162,18 @@ func (u *Upstream) startBrowserAndDriver(ctx context.Context, req map[string]any
 	if err != nil {
 		return nil, nil, wire.Errorf(wire.InvalidArgument, "%v", err)
 	}
-	port, err := driver.FreePort()
-	if err != nil {
-		return nil, nil, err
-	}
 	b, err := u.startBrowser(ctx, display, l, orDefault(u.StartTimeout, 20*time.Second))
 	if err != nil {
 		return nil, nil, err
 	}
-
+	// The port is picked just before the driver binds it: picked before
+	// the browser's start (seconds), another process took it meanwhile
+	// once ("Unable to listen for HTTP server", CI under load).
+	port, err := driver.FreePort()
+	if err != nil {
+		b.kill()
+		return nil, nil, err
+	}
 	cmd := exec.Command(path, "--port="+strconv.Itoa(port), "--host=127.0.0.1", "--target="+b.automation)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
 	p, err := u.startProc(cmd)

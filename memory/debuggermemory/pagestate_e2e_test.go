@@ -89,7 +89,7 @@ func (s *rawSession) browser(t *testing.T) *cdp.Browser {
 
 // prompt is how soon a command on a page in a bad state must answer:
 // the engine's liveness probe and its check for a running script take
-// 2–4 s.
+// 2–3 s, and asking the driver about a prompt up to 5 s more.
 const prompt = 12 * time.Second // on a loaded machine: measured 3 s idle
 
 type stateCase struct {

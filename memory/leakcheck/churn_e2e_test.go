@@ -39,7 +39,8 @@ func (e *env) clickRound(t *testing.T, button string) {
 
 // A structure the page makes anew at each iteration, of a constant size
 // that N divides, is not reported, whatever N; objects kept at each one
-// are, with the same count per iteration at every N.
+// are, with the same count per iteration at every N (see below for
+// which entry names them).
 func TestLeakCheckGrowthNotChurn(t *testing.T) {
 	e := start(t)
 	for _, n := range []int{3, 5, 7, 10} {
@@ -58,7 +59,15 @@ func TestLeakCheckGrowthNotChurn(t *testing.T) {
 			}
 			assert.Equal(t, len(r.Leaks), 1, "N=%d: %+v", n, r.Leaks)
 			l := r.Leaks[0]
-			assert.Equal(t, l.Kind+" "+l.Name, "objects Kept", "N=%d", n)
+			// The objects, or, when a renderer too busy to give them
+			// their ids on time makes their bursts unclear (measured
+			// once on a loaded CI run, at N=10), the array that keeps
+			// them: a leak of 2 an iteration either way.
+			what := l.Kind + " " + l.Name
+			assert.Assert(t, what == "objects Kept" || what == "collection Window.kept (Array)", "N=%d: %s", n, what)
+			if what != "objects Kept" {
+				t.Logf("N=%d: reported as %s", n, what)
+			}
 			assert.Equal(t, l.PerIteration, int64(2), "N=%d", n)
 			assert.Equal(t, l.CountDelta, int64(2*n), "N=%d", n)
 		}
