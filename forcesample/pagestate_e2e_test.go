@@ -3,10 +3,8 @@ package forcesample_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,29 +45,12 @@ func forceTimed(t *testing.T, wd selenium.WebDriver) (*wire.Error, time.Duration
 // the browser's Tracing.start, and wdext finds it before it asks.
 func TestForceSampleBadPage(t *testing.T) {
 	env := chromiumtest.Start(t, forcesample.Register)
-	// The busy page's loop asks the test every 100 ms, by a synchronous
-	// request, whether to go on (its main thread never returns to its
-	// event loop): the first request says the loop runs (on a loaded
-	// machine its timer may fire late, and a force that came first would
-	// rightly succeed; a beacon sent from the loop arrived only after it
-	// ended, measured in CI), the last when it still ran, and it stops
-	// once the test is done, so chromedriver's Delete Session does not
-	// wait for it.
-	started := make(chan struct{}, 1)
-	var done atomic.Bool
-	var lastAsk atomic.Int64 // unix nanoseconds
-	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{
-		"/busy-go-on": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			lastAsk.Store(time.Now().UnixNano())
-			select {
-			case started <- struct{}{}:
-			default:
-			}
-			if done.Load() {
-				io.WriteString(w, "stop")
-			}
-		}),
-	})
+	// The busy page's loop says when it runs (on a loaded machine its
+	// timer may fire late, and a force that came first would rightly
+	// succeed; a beacon sent from the loop arrived only after it ended,
+	// measured in CI) and whether it still ran.
+	busy := e2e.NewBusyLoop()
+	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{e2e.BusyPath: busy})
 	for _, tc := range []struct {
 		name  string
 		enter func(t *testing.T, wd selenium.WebDriver)
@@ -77,22 +58,11 @@ func TestForceSampleBadPage(t *testing.T) {
 		says  string
 	}{
 		{"busy", func(t *testing.T, wd selenium.WebDriver) {
-			t.Cleanup(func() { done.Store(true) }) // before the session's end
-			// A minute at most, whatever happens to the test.
-			_, err := wd.ExecuteScript(`setTimeout(() => {
-				const end = Date.now() + 60000;
-				for (let ask = 0; Date.now() < end; ) {
-					if (Date.now() < ask) continue;
-					ask = Date.now() + 100;
-					const r = new XMLHttpRequest();
-					r.open("GET", "/busy-go-on", false);
-					r.send();
-					if (r.responseText === "stop") break;
-				}
-			}, 10)`, nil)
+			t.Cleanup(busy.Stop) // before the session's end
+			_, err := wd.ExecuteScript(busy.Script(10*time.Millisecond), nil)
 			assert.NilError(t, err)
 			select {
-			case <-started:
+			case <-busy.Started():
 			case <-time.After(10 * time.Second):
 				t.Fatal("the busy loop did not start within 10 s")
 			}
@@ -116,8 +86,7 @@ func TestForceSampleBadPage(t *testing.T) {
 			we, took := forceTimed(t, wd)
 			if we == nil {
 				time.Sleep(300 * time.Millisecond)
-				running := time.Since(time.Unix(0, lastAsk.Load())) < 300*time.Millisecond
-				t.Fatalf("the force succeeded after %v (the busy loop still runs: %v)", took, running)
+				t.Fatalf("the force succeeded after %v (the busy loop still runs: %v)", took, busy.Running())
 			}
 			t.Logf("%v after %v", we, took)
 			assert.Check(t, we.Code == tc.code, "%v", we)

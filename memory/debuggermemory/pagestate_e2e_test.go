@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -103,39 +101,18 @@ type stateCase struct {
 // not after the server's two-minute deadline.
 func TestCommandsOnBadPages(t *testing.T) {
 	env := chromiumtest.Start(t, forcesample.Register, memory.Register, debuggermemory.Register)
-	// The busy page's loop asks every 100 ms, by a synchronous request,
-	// whether to go on (its main thread never returns to its event loop),
-	// and stops once the test is done: chromedriver's Delete Session
-	// waits for it.
-	var done atomic.Bool
-	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{
-		"/busy-go-on": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if done.Load() {
-				io.WriteString(w, "stop")
-			}
-		}),
-	})
+	busy := e2e.NewBusyLoop()
+	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{e2e.BusyPath: busy})
 	states := []struct {
 		name  string
 		enter func(t *testing.T, s *rawSession)
 		want  stateCase
 	}{
 		{"busy", func(t *testing.T, s *rawSession) {
-			t.Cleanup(func() { done.Store(true) }) // before the session's end
-			// Late enough that chromedriver is done with the script
-			// (on a loaded machine 10 ms was not), and for a minute at
-			// most.
-			s.script(t, `setTimeout(() => {
-				const end = Date.now() + 60000;
-				for (let ask = 0; Date.now() < end; ) {
-					if (Date.now() < ask) continue;
-					ask = Date.now() + 100;
-					const r = new XMLHttpRequest();
-					r.open("GET", "/busy-go-on", false);
-					r.send();
-					if (r.responseText === "stop") break;
-				}
-			}, 300)`)
+			t.Cleanup(busy.Stop) // before the session's end
+			// Late enough that chromedriver is done with the script (on
+			// a loaded machine 10 ms was not).
+			s.script(t, busy.Script(300*time.Millisecond))
 			time.Sleep(time.Second)
 			// A prompt timeout; its message varies: "busy"; "blocked"
 			// where the command's first session to the page is attached
