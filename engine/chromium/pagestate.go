@@ -27,9 +27,9 @@ const TabCrashed wire.ErrorCode = "tab crashed"
 
 // probeTimeout is how long a target's main thread may leave a quick
 // command (Runtime.evaluate "1", Runtime.getIsolateId) unanswered before
-// wdext looks at why (see diagnose); interruptTimeout
-// how long it then waits for the interrupt that tells a script from a
-// block (answered in milliseconds). driverTimeout bounds each of the
+// wdext looks at why (see diagnose); interruptTimeout how long it then
+// waits for the interrupt that tells a script from a block (answered in
+// milliseconds). driverTimeout bounds each of the
 // engine's own calls to the driver (GET /window, GET /alert/text), which
 // answer at once unless the driver is still busy with another command of
 // the session. Variables so that the tests can shorten them.
@@ -320,8 +320,8 @@ func (w *watch) diagnose() error {
 // interruptible reports whether the target answers Performance.getMetrics
 // within interruptTimeout: by an interrupt, while a script runs (it
 // changes nothing, and answers no metrics unless Performance is enabled).
-// An error answers too: a worker has no Performance domain, and its
-// "not found" comes by the same interrupt.
+// An error reply counts as an answer too: a worker has no Performance
+// domain (what a busy worker answers has not been measured).
 func (w *watch) interruptible() bool {
 	ctx, cancel := context.WithTimeout(w.ctx, interruptTimeout)
 	defer cancel()
