@@ -105,11 +105,9 @@ func NewServer(root string, opts Options) (*Server, error) {
 	if opts.HTTPS {
 		// The certificate names every host a page can reach but the
 		// nonexistent ones (wptserve's domains_set), and loopback.
-		names := reachable(hosts)
-		if !slices.Contains(names, "localhost") {
-			names = append(names, "localhost")
-			slices.Sort(names)
-		}
+		names := append(reachable(hosts), "localhost")
+		slices.Sort(names)
+		names = slices.Compact(names)
 		if i := slices.Index(names, main); i > 0 { // first: it is the subject's name
 			names = append([]string{main}, slices.Delete(names, i, i+1)...)
 		}

@@ -95,7 +95,7 @@ func (e *Engine) holdAll(ctx context.Context, b *cdp.Browser, isolates []isolate
 		wg.Add(1)
 		go func() { // owned here: waited for below
 			defer wg.Done()
-			errs[i] = e.pause(ctx, b, holds[i])
+			errs[i] = e.pause(ctx, holds[i])
 		}()
 	}
 	wg.Wait()
@@ -126,7 +126,7 @@ func (e *Engine) holdAll(ctx context.Context, b *cdp.Browser, isolates []isolate
 // every deoptimization). The script answers only once the isolate is
 // resumed (release). On success the hold keeps the watch on the target
 // for the rest of the force (the trigger, the release).
-func (e *Engine) pause(ctx context.Context, b *cdp.Browser, h *hold) (err error) {
+func (e *Engine) pause(ctx context.Context, h *hold) (err error) {
 	s, d := h.is.session, h.dbg
 	w := e.watch(ctx, s, h.is.info)
 	defer func() {
