@@ -46,6 +46,10 @@ type NewSession struct {
 	Capabilities map[string]any
 	// Driver reaches the session's driver.
 	Driver Driver
+	// StackSamples is the client's wire.StackSamplesCapability: a page's
+	// own synchronous sample carries its caller's stack for the whole
+	// session. An engine whose pages sample so anyway ignores it.
+	StackSamples bool
 }
 
 // Binder makes the engine of a new session. A binder that does not serve

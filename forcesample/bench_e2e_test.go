@@ -10,11 +10,13 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/tebeka/selenium"
 	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/engine/webkitgtk/webkitgtktest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
 	"github.com/wdext/wdext/webdriver/wdclient"
+	"github.com/wdext/wdext/wire"
 )
 
 // BenchmarkForceSample measures the forcesample round trip through wdext
@@ -25,9 +27,40 @@ import (
 //
 //	go test ./forcesample -run XXX -bench ForceSample -benchtime 1000x
 func BenchmarkForceSample(b *testing.B) {
+	lat, counts := benchForces(b, chromiumtest.Capabilities())
+	missed := 0
+	for _, n := range counts {
+		missed += b.N - n
+	}
+	reportLatency(b, lat)
+	b.ReportMetric(float64(missed), "missed-samples")
+}
+
+// BenchmarkForceSampleStackSamples is BenchmarkForceSample in a
+// stack-samples session (wdext:stackSamples): no pause and no arming per
+// call, and counts that may exceed the calls (every callback samples).
+//
+//	go test ./forcesample -run XXX -bench ForceSampleStackSamples -benchtime 1000x
+func BenchmarkForceSampleStackSamples(b *testing.B) {
+	caps := chromiumtest.Capabilities()
+	caps[wire.StackSamplesCapability] = true
+	lat, counts := benchForces(b, caps)
+	missed, extra := 0, 0
+	for _, n := range counts {
+		missed += max(b.N-n, 0)
+		extra += max(n-b.N, 0)
+	}
+	reportLatency(b, lat)
+	b.ReportMetric(float64(missed), "missed-samples")
+	b.ReportMetric(float64(extra), "extra-samples")
+}
+
+// benchForces sends b.N forces on the benchmark's page, in a session of
+// caps, and returns their latencies and each profiler's count of samples.
+func benchForces(b *testing.B, caps selenium.Capabilities) ([]time.Duration, []int) {
 	env := chromiumtest.Start(b, forcesample.Register)
 	pages := e2e.ServePages(b, e2e.Testdata(), nil)
-	wd := e2e.Session(b, env.URL, chromiumtest.Capabilities())
+	wd := e2e.Session(b, env.URL, caps)
 	opts := fmt.Sprintf("&interval=%d&buffer=%d", 600_000, b.N+100)
 	assert.NilError(b, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C+opts))
 	_, err := wd.ExecuteScriptAsync(`window.framesLoaded.then(arguments[arguments.length-1])`, nil)
@@ -74,7 +107,7 @@ func BenchmarkForceSample(b *testing.B) {
 	}
 	b.StopTimer()
 
-	missed := 0
+	var counts []int
 	for _, h := range handles {
 		assert.NilError(b, wd.SwitchWindow(h))
 		paths := [][]string{{}}
@@ -90,14 +123,13 @@ func BenchmarkForceSample(b *testing.B) {
 			v, err := wd.ExecuteScriptAsync(`const done = arguments[0]; probe.count().then(done, (e) => done(String(e)))`, nil)
 			assert.NilError(b, err)
 			n, _ := v.(float64)
-			missed += b.N - int(n)
+			counts = append(counts, int(n))
 			if int(n) != b.N {
 				b.Logf("window %s frame %v: %v samples for %d calls", h, path, v, b.N)
 			}
 		}
 	}
-	reportLatency(b, lat)
-	b.ReportMetric(float64(missed), "missed-samples")
+	return lat, counts
 }
 
 // medianTarget is the forcesample command's target (issue 18): a median

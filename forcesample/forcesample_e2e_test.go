@@ -2,6 +2,8 @@ package forcesample_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/wdext/wdext/engine/chromium/chromiumtest"
 	"github.com/wdext/wdext/forcesample"
 	"github.com/wdext/wdext/internal/e2e"
+	"github.com/wdext/wdext/memory/debuggermemory"
 	"github.com/wdext/wdext/webdriver/wdclient"
 	"github.com/wdext/wdext/wire"
 )
@@ -204,4 +207,57 @@ func TestForceSampleAbortedLeavesTracingOff(t *testing.T) {
 		// The next force waits for the aborted one's tracing to end.
 		assert.NilError(t, wdclient.ForceSample(wd), "after a force aborted at %v", after)
 	}
+}
+
+// In a stack-samples session (wdext:stackSamples), a page's own
+// synchronous console.timeStamp(), here in the listener of a Selenium
+// click, samples with its caller on the stack; a force skips a page that
+// marked a sample of its own (and clears the mark), and samples one that
+// did not; the GC log, which needs the browser's tracing, names the
+// session's trace as what holds it.
+func TestForceSampleStackSamples(t *testing.T) {
+	env := chromiumtest.Start(t, forcesample.Register, debuggermemory.Register)
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	caps := chromiumtest.Capabilities()
+	caps[wire.StackSamplesCapability] = true
+	wd := e2e.Session(t, env.URL, caps)
+
+	assert.NilError(t, wd.Get(pages.A+"/forcesample/stack.html"))
+	waitLoaded(t, wd)
+	mark(t, wd)
+	el, err := wd.FindElement(selenium.ByID, "go")
+	assert.NilError(t, err)
+	assert.NilError(t, el.Click())
+	stacks := await(t, wd, `return await probe.stacks();`).([]any)
+	assert.Assert(t, slices.ContainsFunc(stacks, func(s any) bool { return strings.HasPrefix(s.(string), "clickedHere") }),
+		"a sample of the click has the listener's function on top: %v", stacks)
+
+	// The force samples the page; with the page's mark, it skips it.
+	_, err = wd.ExecuteScript(`probe.start(); probe.mark()`, nil)
+	assert.NilError(t, err)
+	assert.NilError(t, wdclient.ForceSample(wd))
+	_, err = wd.ExecuteScript(`sampledHere(arguments[0])`, []any{wire.SampledHereSymbol})
+	assert.NilError(t, err)
+	assert.NilError(t, wdclient.ForceSample(wd))
+	left, err := wd.ExecuteScript(`return window[Symbol.for(arguments[0])] === undefined`, []any{wire.SampledHereSymbol})
+	assert.NilError(t, err)
+	assert.Equal(t, left, true, "the force cleared the page's mark")
+	stacks = await(t, wd, `return await probe.stacks();`).([]any)
+	var forced, own int
+	for _, s := range stacks {
+		switch {
+		case strings.HasPrefix(s.(string), "sampledHere"):
+			own++
+		case s == "":
+			forced++ // the trigger's sample has no frame of the page's scripts
+		}
+	}
+	assert.Equal(t, own, 1, "the page's own sample: %v", stacks)
+	assert.Assert(t, forced >= 1, "the first force's sample: %v", stacks)
+
+	_, err = wdclient.CollectGCLog(wd, true)
+	var we *wire.Error
+	assert.Assert(t, errors.As(err, &we), "%v", err)
+	assert.Equal(t, we.Code, wire.UnsupportedOperation)
+	assert.Assert(t, strings.Contains(we.Message, wire.StackSamplesCapability), we.Message)
 }

@@ -32,6 +32,11 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, err)
 		return
 	}
+	stackSamples, err := wantsStackSamples(req)
+	if err != nil {
+		wire.WriteError(w, err)
+		return
+	}
 	// A slot for the session, held until it is in the registry (or was
 	// not created).
 	release, ok := s.cfg.Sessions.Reserve()
@@ -64,7 +69,7 @@ func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
 	}
 	id := ""
 	if status == http.StatusOK {
-		reply, id = s.register(st.ctx, r, reply, st.in)
+		reply, id = s.register(st.ctx, r, reply, st.in, stackSamples)
 	}
 	if id == "" {
 		st.bind("", fmt.Errorf("no session created (HTTP %d)", status))
@@ -152,7 +157,7 @@ func (s *Server) create(st *starting) (status int, reply []byte, err error) {
 
 // register records the session a new-session reply created and points its
 // webSocketUrl at wdext. It returns the reply to send to the client.
-func (s *Server) register(ctx context.Context, r *http.Request, reply []byte, in *driver.Instance) ([]byte, string) {
+func (s *Server) register(ctx context.Context, r *http.Request, reply []byte, in *driver.Instance, stackSamples bool) ([]byte, string) {
 	id, caps := newSessionReply(reply)
 	if id == "" {
 		return reply, ""
@@ -161,7 +166,7 @@ func (s *Server) register(ctx context.Context, r *http.Request, reply []byte, in
 	sess.Gone = in.Done
 	sess.Capabilities = caps
 	sess.BrowserName, _ = caps["browserName"].(string)
-	s.bind(ctx, sess, in)
+	s.bind(ctx, sess, in, stackSamples)
 	if ws, ok := caps["webSocketUrl"].(string); ok {
 		if u, err := url.Parse(ws); err == nil {
 			sess.BiDiURL = ws
@@ -181,11 +186,13 @@ func (s *Server) register(ctx context.Context, r *http.Request, reply []byte, in
 // bind gives the session the engine its upstream makes for it. A binder
 // that fails leaves the session without one: its classic commands work,
 // and its extension commands say what is missing.
-func (s *Server) bind(ctx context.Context, sess *session.Session, in *driver.Instance) {
+func (s *Server) bind(ctx context.Context, sess *session.Session, in *driver.Instance, stackSamples bool) {
 	if in.Bind == nil {
 		return
 	}
-	e, err := in.Bind(ctx, engine.NewSession{ID: sess.ID, Capabilities: sess.Capabilities, Driver: sessionDriver(sess, s.client)})
+	e, err := in.Bind(ctx, engine.NewSession{
+		ID: sess.ID, Capabilities: sess.Capabilities, Driver: sessionDriver(sess, s.client), StackSamples: stackSamples,
+	})
 	if e == nil {
 		// Declined or failed: the session's extension commands say why.
 		why := "its upstream's engine did not bind"

@@ -22,19 +22,22 @@ import (
 // front of real Chromium; vendor, if set, replaces testdriver-vendor.js.
 func runSuite(t testing.TB, dir string, vendor string) ([]wpt.Result, time.Duration) {
 	env := chromiumtest.Start(t, forcesample.Register)
-	return runSuiteAt(t, env.URL, nil, dir, vendor)
+	return runSuiteAt(t, env.URL, nil, dir, vendor, false)
 }
 
 // runSuiteAt runs it through the wdext at webDriver, with sessions of caps
 // (nil: Chromium's, as wdext wpt asks for them; empty: the runner's
-// default).
-func runSuiteAt(t testing.TB, webDriver string, caps selenium.Capabilities, dir string, vendor string) ([]wpt.Result, time.Duration) {
+// default), in stack-samples sessions if stackSamples.
+func runSuiteAt(t testing.TB, webDriver string, caps selenium.Capabilities, dir string, vendor string, stackSamples bool) ([]wpt.Result, time.Duration) {
 	srv, th := bundledServer(t)
 	if caps == nil {
 		caps = chromium.WPTCapabilities(kind.Served{Hosts: srv.WPTHosts(), SPKIHash: srv.SPKIHash()})
 	}
 	ctx := context.Background()
-	r := &wpt.Runner{WebDriver: webDriver, Server: srv, Testharness: th, Capabilities: caps, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	r := &wpt.Runner{
+		WebDriver: webDriver, Server: srv, Testharness: th, Capabilities: caps, StackSamples: stackSamples,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
 	r.Mount()
 	if vendor != "" {
 		srv.Mount("/resources/testdriver-vendor.js", wpt.Static("text/javascript", []byte(vendor)))
@@ -64,6 +67,26 @@ func TestBundledSuite(t *testing.T) {
 	}
 	assert.Assert(t, len(results) >= 8)
 	t.Logf("bundled suite: %d tests in %v", len(results), took)
+}
+
+// In stack-samples sessions (wdext wpt --stack-samples) Chromium passes
+// sync-force-sample.html (RFC 81: the caller on the forced sample's
+// stack), and the rest is as expectations-chrome-stack-samples.json says.
+func TestBundledSuiteStackSamples(t *testing.T) {
+	env := chromiumtest.Start(t, forcesample.Register)
+	results, _ := runSuiteAt(t, env.URL, nil, "js-self-profiling", "", true)
+	exp, err := wpt.LoadExpectations(e2e.Testdata("wpt", "expectations-chrome-stack-samples.json"))
+	assert.NilError(t, err)
+	passed := false
+	for _, r := range results {
+		for _, u := range exp.Unexpected(r) {
+			t.Errorf("unexpected: %s %q: %s (expected %s): %s", u.Test, u.Subtest, u.Status, u.Expected, u.Message)
+		}
+		if r.Test == "/js-self-profiling/sync-force-sample.html" {
+			passed = len(r.Subtests) == 1 && r.Subtests[0].Status == wpt.StatusPass
+		}
+	}
+	assert.Assert(t, passed, "sync-force-sample.html passes")
 }
 
 // busyWait is WPT's way to get a sample without force_sample: spin 10 ms,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/tebeka/selenium"
 
 	"github.com/wdext/wdext/webdriver/wdclient"
+	"github.com/wdext/wdext/wire"
 )
 
 var (
@@ -66,6 +68,12 @@ type Runner struct {
 	// Performance.prototype.measureUserAgentSpecificMemory there; the
 	// wrappers return the very promise the originals return.
 	Capture bool
+	// StackSamples runs the suite in stack-samples sessions
+	// (wire.StackSamplesCapability): test_driver.force_sample() samples
+	// its caller's realm synchronously, with the caller on the stack (WPT
+	// RFC 81), and every Blink callback samples too, so counts are not
+	// exact. Engines whose Profiler is wdext's polyfill sample so anyway.
+	StackSamples bool
 	// Done, if set, is called as each result arrives (progress lines).
 	Done func(Result)
 	Log  *slog.Logger
@@ -75,6 +83,10 @@ type Runner struct {
 	// inflight is the test a cancelled Run left running; Close waits for it.
 	inflight sync.WaitGroup
 }
+
+// stackSamplesJS ends testdriver-vendor.js in a stack-samples run: it
+// tells testdriver.js to sample the caller's realm itself.
+const stackSamplesJS = "globalThis[Symbol.for(\"wdext.testdriver.stackSamples\")] = true;\n"
 
 // grace is how long past a test's own timeout the runner waits for the
 // harness to report before calling the page hung.
@@ -90,7 +102,11 @@ func (r *Runner) Mount() {
 	report = strings.Replace(report, "__WDEXT_CAPTURE__", strconv.FormatBool(r.Capture), 1)
 	r.Server.Mount("/resources/testharnessreport.js", Static("text/javascript; charset=utf-8", []byte(report)))
 	r.Server.Mount("/resources/testdriver.js", Static("text/javascript; charset=utf-8", testdriverJS))
-	r.Server.Mount("/resources/testdriver-vendor.js", Static("text/javascript; charset=utf-8", testdriverVendorJS))
+	vendor := testdriverVendorJS
+	if r.StackSamples {
+		vendor = append(slices.Clip(vendor), stackSamplesJS...)
+	}
+	r.Server.Mount("/resources/testdriver-vendor.js", Static("text/javascript; charset=utf-8", vendor))
 	if r.Testharness != nil {
 		r.Server.Mount("/resources/testharness.js", Static("text/javascript; charset=utf-8", r.Testharness))
 	}
@@ -188,7 +204,12 @@ func (r *Runner) session() (selenium.WebDriver, error) {
 	if r.wd != nil {
 		return r.wd, nil
 	}
-	wd, err := selenium.NewRemote(r.Capabilities, r.WebDriver)
+	caps := r.Capabilities
+	if r.StackSamples {
+		caps = maps.Clone(caps)
+		caps[wire.StackSamplesCapability] = true
+	}
+	wd, err := selenium.NewRemote(caps, r.WebDriver)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrSession, oneLine(err))
 	}

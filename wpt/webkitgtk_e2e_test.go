@@ -18,7 +18,7 @@ import (
 // polyfill.
 func TestBundledSuiteWebKitGTK(t *testing.T) {
 	env := webkitgtktest.Start(t, forcesample.Register)
-	results, _ := runSuiteAt(t, env.URL, selenium.Capabilities{}, "js-self-profiling", "")
+	results, _ := runSuiteAt(t, env.URL, selenium.Capabilities{}, "js-self-profiling", "", false)
 	exp, err := wpt.LoadExpectations(e2e.Testdata("wpt", "expectations-webkitgtk.json"))
 	assert.NilError(t, err)
 	for _, res := range results {

@@ -28,6 +28,7 @@ type wptFlags struct {
 	multiplier    float64
 	harness       string
 	experimental  bool
+	stackSamples  bool
 	// explicitExpected: --expected was given (possibly as '' for none).
 	explicitExpected bool
 }
@@ -42,6 +43,7 @@ func (f *wptFlags) register(fs *flag.FlagSet, kinds kind.List) {
 	fs.Float64Var(&f.multiplier, "timeout-multiplier", 1, "multiply every test's timeout (10 s, or 60 s for long tests)")
 	fs.StringVar(&f.harness, "testharness", "", "testharness.js to serve (default: the tree's own, else the npm package wpt-runner's: see above)")
 	fs.BoolVar(&f.experimental, "enable-experimental", false, "turn on the browser's experimental web platform features, like wptrunner's flag")
+	fs.BoolVar(&f.stackSamples, "stack-samples", false, "test_driver.force_sample() samples with its caller on the stack (WPT RFC 81) on Chromium too, and every callback samples: forced counts are no longer exact (docs/forcesample.md)")
 }
 
 const wptUsage = `usage: wdext wpt [flags] PATH...
@@ -178,6 +180,7 @@ func (f *wptFlags) run(ctx context.Context, k kind.Kind, s *suite, endDriver *at
 		TimeoutMultiplier: f.multiplier,
 		Log:               st.log,
 		Capture:           f.html != "",
+		StackSamples:      f.stackSamples,
 	}
 	// Teardown: the runner's session, and a test an interruption left
 	// under way, end when the wdext server stops. Interrupted, the browser
@@ -212,7 +215,7 @@ func (f *wptFlags) run(ctx context.Context, k kind.Kind, s *suite, endDriver *at
 	}
 	product = productOf(product, &f.driver, returned)
 	if !f.explicitExpected {
-		if s.exp, s.expFrom, err = defaultExpectations(s.root, product); err != nil {
+		if s.exp, s.expFrom, err = defaultExpectations(s.root, product, f.stackSamples); err != nil {
 			return 1, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,9 +61,14 @@ func productOf(asked string, f *driverFlags, returned map[string]any) string {
 }
 
 // defaultExpectations are the root's expectations-PRODUCT.json, else its
-// expectations.json, else none.
-func defaultExpectations(root, product string) (wpt.Expectations, string, error) {
-	for _, name := range []string{"expectations-" + product + ".json", "expectations.json"} {
+// expectations.json, else none; in a --stack-samples run,
+// expectations-PRODUCT-stack-samples.json comes first.
+func defaultExpectations(root, product string, stackSamples bool) (wpt.Expectations, string, error) {
+	names := []string{"expectations-" + product + ".json", "expectations.json"}
+	if stackSamples {
+		names = slices.Insert(names, 0, "expectations-"+product+"-stack-samples.json")
+	}
+	for _, name := range names {
 		p := filepath.Join(root, name)
 		if _, err := os.Stat(p); err != nil {
 			continue
@@ -91,6 +97,7 @@ func runInfo(product string, returned map[string]any, f *wptFlags, ownHarness bo
 		"wdext":               strings.TrimSpace(strings.TrimPrefix(version(), "wdext ")),
 		"timeout_multiplier":  f.multiplier,
 		"enable_experimental": f.experimental,
+		"stack_samples":       f.stackSamples,
 	}
 	if name, ok := returned["browserName"]; ok {
 		info["browser"] = name

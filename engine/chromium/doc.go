@@ -39,6 +39,11 @@
 //     the debugger, arms devtools.timeline alone, has each isolate run
 //     console.timeStamp in an isolated world, disarms, then resumes.
 //     Nothing of the pages runs while the category is armed.
+//   - A stack-samples session (wdext:stackSamples) instead keeps
+//     devtools.timeline armed from its creation to its end, holding the
+//     browser's tracing: a page's own console.timeStamp samples its
+//     caller, every callback samples too, and a force pauses nothing
+//     (stacksamples.go).
 //   - Heap snapshots stream into memory/heapsnapshot as they arrive; the
 //     JSON is never held whole. "targets": "all" means the page and each
 //     out-of-process iframe and dedicated worker below it, one target per

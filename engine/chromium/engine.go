@@ -21,6 +21,8 @@ import (
 type Engine struct {
 	addr   string
 	driver engine.Driver
+	// stackSamples: the session asked for stack samples (stacksamples.go).
+	stackSamples bool
 
 	mu     sync.Mutex // guards the fields below; never held across I/O
 	conn   *cdp.Browser
@@ -37,12 +39,19 @@ type Engine struct {
 
 // Bind is the engine.Binder of Chromium sessions: those whose driver
 // announced a CDP endpoint (goog:chromeOptions.debuggerAddress).
-func Bind(_ context.Context, s engine.NewSession) (engine.Engine, error) {
+func Bind(ctx context.Context, s engine.NewSession) (engine.Engine, error) {
 	addr := DebuggerAddress(s.Capabilities)
 	if addr == "" {
 		return nil, errors.New("the driver reported no CDP endpoint (goog:chromeOptions.debuggerAddress): not a Chromium session")
 	}
-	return &Engine{addr: addr, driver: s.Driver, gc: gcLog{turn: turn.New()}}, nil
+	e := &Engine{addr: addr, driver: s.Driver, gc: gcLog{turn: turn.New()}, stackSamples: s.StackSamples}
+	if e.stackSamples {
+		if err := e.traceStacks(ctx); err != nil {
+			e.Close()
+			return nil, fmt.Errorf("%s: %w", wire.StackSamplesCapability, err)
+		}
+	}
+	return e, nil
 }
 
 // DebuggerAddress is the CDP endpoint (host:port) in a new-session reply's

@@ -58,6 +58,9 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
 	if err != nil {
 		return err
 	}
+	if e.stackSamples {
+		return e.forceTraced(ctx, b, targets)
+	}
 	// One trigger per isolate: a second one in the same isolate (a
 	// same-process window, say) would sample its profilers twice.
 	isolates, err := e.isolateSessions(ctx, b, targets)
@@ -137,15 +140,7 @@ func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*targ
 			err := w.quick(func(ctx context.Context) error {
 				return evaluateIn(ctx, s, h.dbg.world, "console.timeStamp("+jsString(h.label)+")")
 			})
-			switch k := stateOf(err); {
-			case k == stateCrashed || k == stateGone:
-				// Gone since it was found: no profilers left to sample.
-			case err != nil:
-				errs[i] = err
-				if !keepSession(err) {
-					b.Forget(h.is.target)
-				}
-			}
+			errs[i] = triggerFailed(b, h.is, err)
 		}()
 	}
 	wg.Wait()
@@ -157,6 +152,19 @@ func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*targ
 		return err
 	}
 	return errors.Join(errs...)
+}
+
+// triggerFailed is the error of an isolate's trigger: none when it
+// worked, or when the target went away since it was found (no profilers
+// are left to sample there).
+func triggerFailed(b *cdp.Browser, is isolate, err error) error {
+	switch k := stateOf(err); {
+	case err == nil, k == stateCrashed, k == stateGone:
+		return nil
+	case !keepSession(err):
+		b.Forget(is.target)
+	}
+	return err
 }
 
 // armChecked arms, and when Tracing.start is late (probeTimeout: it

@@ -27,10 +27,11 @@ import (
 
 // perfettoConfig is the perfetto.protos.TraceConfig of a trace of the
 // categories alone: one buffer of 1 MB that discards when full (a full
-// buffer is reported as data loss), and Chromium's trace event data
-// source with the same Chrome trace config a traceConfig would give
-// (Chromium turns it into the track_event source's category filter).
-func perfettoConfig(categories []string) []byte {
+// buffer is reported as data loss), or, for a trace that lasts (ring),
+// overwrites its oldest events, and Chromium's trace event data source
+// with the same Chrome trace config a traceConfig would give (Chromium
+// turns it into the track_event source's category filter).
+func perfettoConfig(categories []string, ring bool) []byte {
 	chromeConfig, _ := json.Marshal(map[string]any{
 		"record_mode":         "record-as-much-as-possible",
 		"included_categories": categories,
@@ -38,7 +39,11 @@ func perfettoConfig(categories []string) []byte {
 	})
 	var buffer, chrome, source, dataSource, config []byte
 	buffer = pbUint(buffer, 1, 1024) // size_kb
-	buffer = pbUint(buffer, 4, 2)    // fill_policy: DISCARD
+	fill := uint64(2)                // fill_policy: DISCARD
+	if ring {
+		fill = 1 // RING_BUFFER
+	}
+	buffer = pbUint(buffer, 4, fill)
 	chrome = pbBytes(chrome, 1, chromeConfig)
 	source = pbBytes(source, 1, []byte("org.chromium.trace_event")) // name
 	source = pbUint(source, 2, 0)                                   // target_buffer
@@ -77,16 +82,22 @@ type armed struct {
 	once     sync.Once
 }
 
-// arm enables categories in the browser until disarm. The trace is
-// Perfetto's protobuf (perfettoConfig), returned as a stream that disarm
-// closes unread.
+// arm enables categories in the browser until disarm, for a force. The
+// trace is Perfetto's protobuf (perfettoConfig), returned as a stream
+// that disarm closes unread.
 func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, error) {
-	unlock, err := b.LockTracing(ctx, "forcesample", false)
+	return armFor(ctx, b, "forcesample", false, categories)
+}
+
+// armFor arms for holder; a long holder keeps tracing for the session
+// (LockTracing), in a ring buffer.
+func armFor(ctx context.Context, b *cdp.Browser, holder string, long bool, categories []string) (*armed, error) {
+	unlock, err := b.LockTracing(ctx, holder, long)
 	var busy *cdp.TracingBusyError
 	if errors.As(err, &busy) {
 		return nil, wire.Errorf(wire.UnsupportedOperation,
-			"forcesample needs the browser's tracing, but %s holds it: "+
-				`POST /session/{id}/wdext/memory/gc-log {"collect": false} stops it`, busy.Holder)
+			"%s needs the browser's tracing, but %s holds it: "+
+				`POST /session/{id}/wdext/memory/gc-log {"collect": false} stops it`, holder, busy.Holder)
 	}
 	if err != nil {
 		return nil, err
@@ -96,7 +107,7 @@ func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, erro
 	_, err = cdproto.Call(ctx, b, tracing.Start, tracing.StartParams{
 		TransferMode:   tracing.StartTransferModeReturnAsStream,
 		StreamFormat:   tracing.StreamFormatProto,
-		PerfettoConfig: perfettoConfig(categories),
+		PerfettoConfig: perfettoConfig(categories, long),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -107,7 +118,7 @@ func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, erro
 		}
 		a.stop()
 		unlock()
-		return nil, tracingRefused("forcesample", err)
+		return nil, tracingRefused(holder, err)
 	}
 	return a, nil
 }

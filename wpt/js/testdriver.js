@@ -6,10 +6,11 @@
 // started Profiler of the session has taken one sample (the WebDriver
 // "Force Sample" command, through wdext), as WPT's own testdriver does.
 // RFC 81 also has the sample carry the caller's stack: with wdext's
-// Profiler polyfill (WebKitGTK) the caller's realm samples synchronously
-// with it; on Chromium 156 that cannot be done exactly (see
-// forcesample/doc.go), so the sample is the browser's own with no page
-// frames on its stack.
+// Profiler polyfill (WebKitGTK, Firefox) the caller's realm samples
+// synchronously with it. On Chromium it does so only in a stack-samples
+// run (wdext wpt --stack-samples), where console.timeStamp() samples, and
+// so does every callback; otherwise the sample is the browser's own, with
+// no page frames on its stack (see docs/forcesample.md).
 (function () {
   "use strict";
   const top = () => {
@@ -40,6 +41,12 @@
       if (typeof here === "function") {
         here();
         globalThis[Symbol.for("wdext.profiler.skipNextForce")]();
+      } else if (globalThis[Symbol.for("wdext.testdriver.stackSamples")]) {
+        // A stack-samples session traces for its whole length, so this
+        // samples this realm's isolate now, with the caller on the stack;
+        // the mark makes the session-wide force skip the isolate.
+        console.timeStamp("wdext force_sample");
+        globalThis[Symbol.for("wdext.forcesample.sampledHere")] = true;
       }
       return top().action("force_sample", {});
     },
