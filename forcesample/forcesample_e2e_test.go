@@ -37,7 +37,7 @@ func inFrames(t *testing.T, wd selenium.WebDriver, paths [][]string, fn func(whe
 	assert.NilError(t, wd.SwitchFrame(nil))
 }
 
-func await(t *testing.T, wd selenium.WebDriver, script string) any {
+func await(t testing.TB, wd selenium.WebDriver, script string) any {
 	t.Helper()
 	v, err := wd.ExecuteScriptAsync(`const done = arguments[arguments.length-1];
 		Promise.resolve((async () => { `+script+` })()).then(done, (e) => done("ERROR " + e));`, nil)
@@ -46,7 +46,7 @@ func await(t *testing.T, wd selenium.WebDriver, script string) any {
 }
 
 // waitLoaded waits until the current window's document has its profiler.
-func waitLoaded(t *testing.T, wd selenium.WebDriver) {
+func waitLoaded(t testing.TB, wd selenium.WebDriver) {
 	t.Helper()
 	for i := 0; i < 200; i++ {
 		if v, _ := wd.ExecuteScript(`return document.readyState === "complete" && !!window.probe && !!probe.profiler`, nil); v == true {
@@ -77,7 +77,7 @@ func openSecond(t *testing.T, wd selenium.WebDriver, url string) (first, second 
 	return first, second
 }
 
-func mark(t *testing.T, wd selenium.WebDriver) {
+func mark(t testing.TB, wd selenium.WebDriver) {
 	t.Helper()
 	_, err := wd.ExecuteScript(`probe.mark()`, nil)
 	assert.NilError(t, err)

@@ -102,7 +102,7 @@ func (p *pausingPage) serve(t *testing.T) *fakeDevTools {
 		case "Tracing.end":
 			c.Reply(req, map[string]any{})
 			p.stream = forcetrace.Trace(forcetrace.Event{Name: "TimeStamp", Pid: 2, Tid: 2, Data: map[string]any{"message": triggerLabel(pageID), "sampleTraceId": 1}})
-			c.Event("", "Tracing.tracingComplete", map[string]any{"dataLossOccurred": false, "stream": "stream-1", "traceFormat": "proto"})
+			c.Event(req.SessionID, "Tracing.tracingComplete", map[string]any{"dataLossOccurred": false, "stream": "stream-1", "traceFormat": "proto"})
 		case "IO.read":
 			// In two reads, the second one at the end.
 			c.Reply(req, map[string]any{"base64Encoded": true, "data": base64.StdEncoding.EncodeToString(p.stream), "eof": len(p.stream) == 0})

@@ -75,23 +75,26 @@ var sampleCategories = []string{"devtools.timeline"}
 
 // armed is the browser's tracing, on for a force.
 type armed struct {
-	b        *cdp.Browser
+	b *cdp.Browser
+	// on is the session tracing was started on: the browser's, or a page
+	// target's (traceScope).
+	on       cdproto.Session
 	complete <-chan jsonv2.Value
 	stop     func() // ends the subscription
 	unlock   func()
 	once     sync.Once
 }
 
-// arm enables categories in the browser until disarm, for a force. The
-// trace is Perfetto's protobuf (perfettoConfig), returned as a stream
-// that disarm closes unread.
-func arm(ctx context.Context, b *cdp.Browser, categories []string) (*armed, error) {
-	return armFor(ctx, b, "forcesample", false, categories)
+// arm enables categories on b until disarm, for a force, through the
+// session on (traceScope). The trace is Perfetto's protobuf
+// (perfettoConfig), returned as a stream that disarm closes unread.
+func arm(ctx context.Context, b *cdp.Browser, on cdproto.Session, categories []string) (*armed, error) {
+	return armFor(ctx, b, on, "forcesample", false, categories)
 }
 
 // armFor arms for holder; a long holder keeps tracing for the session
 // (LockTracing), in a ring buffer.
-func armFor(ctx context.Context, b *cdp.Browser, holder string, long bool, categories []string) (*armed, error) {
+func armFor(ctx context.Context, b *cdp.Browser, on cdproto.Session, holder string, long bool, categories []string) (*armed, error) {
 	unlock, err := b.LockTracing(ctx, holder, long)
 	var busy *cdp.TracingBusyError
 	if errors.As(err, &busy) {
@@ -102,9 +105,9 @@ func armFor(ctx context.Context, b *cdp.Browser, holder string, long bool, categ
 	if err != nil {
 		return nil, err
 	}
-	complete, stop := b.Subscribe(tracing.TracingComplete.Method)
-	a := &armed{b: b, complete: complete, stop: stop, unlock: unlock}
-	_, err = cdproto.Call(ctx, b, tracing.Start, tracing.StartParams{
+	complete, stop := on.Subscribe(tracing.TracingComplete.Method)
+	a := &armed{b: b, on: on, complete: complete, stop: stop, unlock: unlock}
+	_, err = cdproto.Call(ctx, on, tracing.Start, tracing.StartParams{
 		TransferMode:   tracing.StartTransferModeReturnAsStream,
 		StreamFormat:   tracing.StreamFormatProto,
 		PerfettoConfig: perfettoConfig(categories, long),
@@ -113,7 +116,7 @@ func armFor(ctx context.Context, b *cdp.Browser, holder string, long bool, categ
 		if ctx.Err() != nil {
 			// Cancelled while the browser may be starting to trace all
 			// the same: end it, or every later force finds tracing on.
-			go endTracing(b, complete, a.stop, unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+			go endTracing(b, on, complete, a.stop, unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
 			return nil, err
 		}
 		a.stop()
@@ -132,17 +135,17 @@ func armFor(ctx context.Context, b *cdp.Browser, holder string, long bool, categ
 func (a *armed) disarm(ctx context.Context) error {
 	err := errors.New("already disarmed")
 	a.once.Do(func() {
-		if _, err = cdproto.Call(ctx, a.b, tracing.End, cdproto.Empty{}); err != nil {
+		if _, err = cdproto.Call(ctx, a.on, tracing.End, cdproto.Empty{}); err != nil {
 			// Tracing may still be on (the end timed out): the lock is
 			// held until it is off.
-			go endTracing(a.b, a.complete, a.stop, a.unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
+			go endTracing(a.b, a.on, a.complete, a.stop, a.unlock) // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
 			return
 		}
 		select {
 		case raw, ok := <-a.complete:
 			a.stop()
 			a.unlock()
-			closeTrace(a.b, raw, ok)
+			closeTrace(a.on, raw, ok)
 		case <-ctx.Done():
 			// A late flush (a browser still starting processes, a loaded
 			// machine): the samples are taken, so the caller is done; the
@@ -150,7 +153,7 @@ func (a *armed) disarm(ctx context.Context) error {
 			go func() { // owned by the arm: ends at tracingComplete, a lost connection or flushTimeout
 				defer a.unlock()
 				defer a.stop()
-				awaitComplete(a.b, a.complete, time.After(flushTimeout))
+				awaitComplete(a.b, a.on, a.complete, time.After(flushTimeout))
 			}()
 		}
 	})
@@ -159,15 +162,15 @@ func (a *armed) disarm(ctx context.Context) error {
 
 // closeTrace closes the stream of the trace a tracingComplete (ok: one
 // was received) hands over, unread.
-func closeTrace(b *cdp.Browser, raw jsonv2.Value, ok bool) {
+func closeTrace(on cdproto.Session, raw jsonv2.Value, ok bool) {
 	var c tracing.EventTracingComplete
 	if ok && jsonv2.Unmarshal(raw, &c) == nil && c.Stream != "" {
-		closeStream(b, c.Stream)
+		closeStream(on, c.Stream)
 	}
 }
 
-// closeStream closes a stream of the browser's, in the background.
-func closeStream(b *cdp.Browser, h cdpio.StreamHandle) {
+// closeStream closes a stream of the session's, in the background.
+func closeStream(b cdproto.Session, h cdpio.StreamHandle) {
 	go func() { // owned by the stream: bounded by its timeout
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -181,24 +184,25 @@ const flushTimeout = 30 * time.Second
 
 // endTracing ends a tracing session whose start or end was cut short, and
 // releases the browser's tracing once it is off (complete is the
-// subscription to tracingComplete, stopped by stop).
-func endTracing(b *cdp.Browser, complete <-chan jsonv2.Value, stop, unlock func()) {
+// subscription to tracingComplete on the session tracing was started on,
+// stopped by stop).
+func endTracing(b *cdp.Browser, on cdproto.Session, complete <-chan jsonv2.Value, stop, unlock func()) {
 	defer unlock()
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 	defer cancel()
-	if _, err := cdproto.Call(ctx, b, tracing.End, cdproto.Empty{}); err != nil {
+	if _, err := cdproto.Call(ctx, on, tracing.End, cdproto.Empty{}); err != nil {
 		return // not started after all, or the browser is gone
 	}
-	awaitComplete(b, complete, ctx.Done())
+	awaitComplete(b, on, complete, ctx.Done())
 }
 
 // awaitComplete waits for tracingComplete (and closes the trace's
 // stream), a lost connection, or timeout.
-func awaitComplete[T any](b *cdp.Browser, complete <-chan jsonv2.Value, timeout <-chan T) {
+func awaitComplete[T any](b *cdp.Browser, on cdproto.Session, complete <-chan jsonv2.Value, timeout <-chan T) {
 	select {
 	case raw, ok := <-complete:
-		closeTrace(b, raw, ok)
+		closeTrace(on, raw, ok)
 	case <-b.Done():
 	case <-timeout:
 	}

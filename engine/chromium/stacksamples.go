@@ -50,7 +50,7 @@ func traceStacksOn(ctx context.Context, b *cdp.Browser) error {
 	if _, ok := b.Values.Load(key{}); ok {
 		return nil
 	}
-	a, err := armFor(ctx, b, stackHolder, true, sampleCategories)
+	a, err := armFor(ctx, b, b, stackHolder, true, sampleCategories)
 	if err != nil {
 		return err
 	}

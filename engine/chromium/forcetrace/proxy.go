@@ -223,8 +223,10 @@ func (l *link) fromBrowser() {
 			// An event.
 			var method string
 			_ = json.Unmarshal(m["method"], &method)
-			if method == "Tracing.tracingComplete" && m["sessionId"] == nil {
-				l.complete(m["params"])
+			if method == "Tracing.tracingComplete" {
+				var session string
+				_ = json.Unmarshal(m["sessionId"], &session)
+				l.complete(session, m["params"])
 			}
 			l.write(l.client, &l.cmu, data)
 			continue
@@ -246,8 +248,9 @@ func (l *link) fromBrowser() {
 }
 
 // complete starts reading the trace of a force's window, before the
-// engine hears that it is complete (and closes its stream).
-func (l *link) complete(params json.RawMessage) {
+// engine hears that it is complete (and closes its stream): a stream of
+// the session that traced ("" for the browser's, else a page's).
+func (l *link) complete(session string, params json.RawMessage) {
 	w, stream, loss := l.force.complete(params)
 	if w == nil {
 		return
@@ -263,7 +266,7 @@ func (l *link) complete(params json.RawMessage) {
 	go func() { // owned by the link: bounded by the read's timeout
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		data, err := l.readStream(ctx, stream)
+		data, err := l.readStream(ctx, session, stream)
 		l.mu.Lock()
 		delete(l.reading, stream)
 		l.mu.Unlock()
@@ -272,8 +275,8 @@ func (l *link) complete(params json.RawMessage) {
 	}()
 }
 
-// readStream reads a stream of the browser's to its end.
-func (l *link) readStream(ctx context.Context, h string) ([]byte, error) {
+// readStream reads a stream of the session's to its end.
+func (l *link) readStream(ctx context.Context, session, h string) ([]byte, error) {
 	var data []byte
 	for {
 		// IO.read's data is a string, in base64 when base64Encoded.
@@ -282,7 +285,7 @@ func (l *link) readStream(ctx context.Context, h string) ([]byte, error) {
 			Data          string `json:"data"`
 			EOF           bool   `json:"eof"`
 		}
-		if err := l.call(ctx, "IO.read", map[string]any{"handle": h, "size": 1 << 22}, &res); err != nil {
+		if err := l.call(ctx, session, "IO.read", map[string]any{"handle": h, "size": 1 << 22}, &res); err != nil {
 			return nil, err
 		}
 		if res.Base64Encoded {
@@ -301,14 +304,18 @@ func (l *link) readStream(ctx context.Context, h string) ([]byte, error) {
 }
 
 // call sends a command of the proxy's own to the browser.
-func (l *link) call(ctx context.Context, method string, params, result any) error {
+func (l *link) call(ctx context.Context, session, method string, params, result any) error {
 	ch := make(chan rawMessage, 1)
 	l.mu.Lock()
 	l.nextID++
 	id := l.nextID
 	l.own[id] = ch
 	l.mu.Unlock()
-	data, err := json.Marshal(map[string]any{"id": id, "method": method, "params": params})
+	msg := map[string]any{"id": id, "method": method, "params": params}
+	if session != "" {
+		msg["sessionId"] = session
+	}
+	data, err := json.Marshal(msg)
 	if err != nil {
 		return err
 	}
