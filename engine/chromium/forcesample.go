@@ -37,8 +37,8 @@ func forcesOf(b *cdp.Browser) chan struct{} {
 	return v.(chan struct{})
 }
 
-// forceSample finds the isolates first, warms tracing up when one is
-// new, then pauses each one's main thread, arms, triggers one sample per
+// forceSample finds the isolates first, warms the browser's tracing up
+// when one is new and the force traces through the browser, then pauses each one's main thread, arms, triggers one sample per
 // isolate, disarms and resumes (see the package doc, "Force Sample"). A
 // target that does not answer (busy, in a dialog) would also hold the
 // pause and the browser's Tracing.start, so it is found, and named,
@@ -67,8 +67,14 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
 	if err != nil {
 		return err
 	}
-	if err := e.warmUp(ctx, b, targets, isolates); err != nil {
+	on, err := traceScope(ctx, b, targets)
+	if err != nil {
 		return err
+	}
+	if on == cdproto.Session(b) {
+		if err := e.warmUp(ctx, b, targets, isolates); err != nil {
+			return err
+		}
 	}
 	holds, err := e.holdAll(ctx, b, isolates)
 	defer func() {
@@ -82,18 +88,20 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
 	if err != nil {
 		return err
 	}
-	return e.sampleOnce(ctx, b, targets, holds)
+	return e.sampleOnce(ctx, b, on, targets, holds)
 }
 
 // warmCategories are what a warm-up traces: a category no event has.
 var warmCategories = []string{"wdext.warm-up"}
 
-// warmUp traces once, sampling nothing, before a force pauses an isolate
-// it has not traced yet. Measured: a renderer's first Tracing.start
-// needs its main thread, so with the renderer just created (the page of a
-// new site) and paused, Tracing.start did not complete in 10 of 40
-// fresh pages (0 of 40 after a warm-up); the isolates a force has seen
-// traced once are not held up again.
+// warmUp traces once through the browser, sampling nothing, before a
+// force that traces through the browser (traceScope) pauses an isolate it
+// has not traced yet. Measured: with the renderer just created (the page
+// of a new site) and paused, the browser's Tracing.start did not complete
+// in 10 of 40 fresh pages, 0 of 40 after a warm-up. A page's own trace
+// needs none: 0 of 400 forces on fresh renderers without one were slow
+// (at most 48 ms, two CPU hogs beside) or miscounted
+// (BenchmarkForceSampleFreshRenderer).
 func (e *Engine) warmUp(ctx context.Context, b *cdp.Browser, targets []*target.Info, isolates []isolate) error {
 	type key struct{}
 	v, _ := b.Values.LoadOrStore(key{}, &map[string]bool{})
@@ -107,7 +115,7 @@ func (e *Engine) warmUp(ctx context.Context, b *cdp.Browser, targets []*target.I
 	if !cold {
 		return nil
 	}
-	a, err := e.armChecked(ctx, b, targets, warmCategories)
+	a, err := e.armChecked(ctx, b, b, targets, warmCategories)
 	if err != nil {
 		return err
 	}
@@ -122,8 +130,8 @@ func (e *Engine) warmUp(ctx context.Context, b *cdp.Browser, targets []*target.I
 
 // sampleOnce arms, triggers one sample in each isolate held, and
 // disarms.
-func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, targets []*target.Info, holds []*hold) error {
-	a, err := e.armChecked(ctx, b, targets, sampleCategories)
+func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, on cdproto.Session, targets []*target.Info, holds []*hold) error {
+	a, err := e.armChecked(ctx, b, on, targets, sampleCategories)
 	if err != nil {
 		return err
 	}
@@ -199,14 +207,10 @@ func traceScope(ctx context.Context, b *cdp.Browser, targets []*target.Info) (cd
 // answering since they were found holds it, and its state is the answer.
 // (Runtime.getIsolateId, which found them, is answered by an interrupt
 // while a script runs: a busy page passes it.)
-func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*target.Info, categories []string) (*armed, error) {
+func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, on cdproto.Session, targets []*target.Info, categories []string) (*armed, error) {
 	type result struct {
 		a   *armed
 		err error
-	}
-	on, err := traceScope(ctx, b, targets)
-	if err != nil {
-		return nil, err
 	}
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -222,7 +226,7 @@ func (e *Engine) armChecked(ctx context.Context, b *cdp.Browser, targets []*targ
 		return r.a, r.err
 	case <-late.C:
 	}
-	err = e.probeAll(ctx, b, targets)
+	err := e.probeAll(ctx, b, targets)
 	if _, ierr := e.isolateSessions(ctx, b, targets); ierr != nil && stateOf(ierr) != 0 {
 		err = ierr // a crash of the current page, as isolateSessions tells it
 	}

@@ -26,11 +26,11 @@ import (
 
 // pausingPage is a fake browser with one page whose debugger pauses at a
 // debugger statement (unless pauses are skipped) and answers the paused
-// evaluation once resumed. tracingErr, if set, is the error of
-// Tracing.start after the first (a force's first one is its warm-up).
+// evaluation once resumed. tracingErr, if set, is the error of every
+// Tracing.start. Tracing calls are noted with the session they came on
+// ("Tracing.start@S1": the page's).
 type pausingPage struct {
 	tracingErr string
-	starts     int
 
 	mu      sync.Mutex
 	calls   []string // methods in order; evaluations as "eval <expression>"
@@ -53,6 +53,9 @@ func (p *pausingPage) serve(t *testing.T) *fakeDevTools {
 		_ = json.Unmarshal(req.Params, &params)
 		if req.Method == "Runtime.evaluate" {
 			call = "eval " + params.Expression
+		}
+		if strings.HasPrefix(req.Method, "Tracing.") {
+			call += "@" + req.SessionID
 		}
 		p.calls = append(p.calls, call)
 		switch req.Method {
@@ -93,8 +96,7 @@ func (p *pausingPage) serve(t *testing.T) *fakeDevTools {
 			c.Reply(req, map[string]any{})
 			c.Reply(*p.held, map[string]any{"result": map[string]any{"type": "undefined"}})
 		case "Tracing.start":
-			p.starts++
-			if p.tracingErr != "" && p.starts > 1 {
+			if p.tracingErr != "" {
 				c.ReplyError(req, -32000, p.tracingErr)
 				return
 			}
@@ -159,19 +161,20 @@ func TestForceSampleHoldsThePage(t *testing.T) {
 	e := bindWith(t, proxy.Addr(), &fakeDriver{window: pageID})
 
 	assert.NilError(t, e.ForceSample(testContext(t)))
-	warm, warmed := p.index("Tracing.start"), p.index("Tracing.end")
+	// One page: no warm-up, and the page's own session traces.
 	enable, pause := p.index("Debugger.enable"), p.index("eval debugger")
-	start, trigger := p.indexAfter("Tracing.start", pause), p.index("eval console.timeStamp")
-	end, resume := p.indexAfter("Tracing.end", trigger), p.index("Debugger.resume")
-	assert.Check(t, warm >= 0 && warm < warmed && warmed < enable && enable < pause && pause < start && start < trigger && trigger < end && end < resume,
-		"warm-up %d-%d, enable %d, pause %d, start %d, trigger %d, end %d, resume %d", warm, warmed, enable, pause, start, trigger, end, resume)
+	start, trigger := p.index("Tracing.start@S1"), p.index("eval console.timeStamp")
+	end, resume := p.indexAfter("Tracing.end@S1", trigger), p.index("Debugger.resume")
+	assert.Check(t, enable >= 0 && enable < pause && pause < start && start < trigger && trigger < end && end < resume,
+		"enable %d, pause %d, start %d, trigger %d, end %d, resume %d", enable, pause, start, trigger, end, resume)
+	assert.Check(t, is.Equal(p.count("Tracing.start"), 1), "a warm-up")
 	p.mu.Lock()
 	assert.Check(t, !p.paused, "the page is left paused")
 	assert.Check(t, p.skip, "pauses are not skipped between forces")
 	p.mu.Unlock()
 
 	assert.NilError(t, e.ForceSample(testContext(t)))
-	assert.Check(t, is.Equal(p.count("Tracing.start"), 3), "the second force warmed up again")
+	assert.Check(t, is.Equal(p.count("Tracing.start"), 2), "the second force warmed up")
 	assert.Check(t, is.Equal(p.count("Debugger.enable"), 1), "the second force enabled the debugger again")
 	assert.Check(t, is.Equal(p.count("eval debugger"), 2))
 	assert.Check(t, is.Equal(p.count("Debugger.disable"), 0))
