@@ -106,6 +106,14 @@ type LeakTracking interface {
 	Stop(ctx context.Context, iterations int) (wire.LeakReport, error)
 }
 
+// IterationMarker is a LeakTracking or AllLeakTracking that can note
+// where each iteration ended (leaks/iteration), so that the verdict
+// tells the iterations' new objects apart exactly; a check that cannot
+// is judged without the marks.
+type IterationMarker interface {
+	MarkIteration(ctx context.Context) error
+}
+
 // AllLeakTracker runs a leak check in each isolate of the current page:
 // the page's, and those of its out-of-process frames and workers, as a
 // LeakTracker does in the page's.

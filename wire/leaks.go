@@ -4,6 +4,9 @@ package wire
 const (
 	LeaksStartPath = "/session/{id}/wdext/memory/leaks/start"
 	LeaksStopPath  = "/session/{id}/wdext/memory/leaks/stop"
+	// LeaksIterationPath marks the end of an iteration of a check under
+	// way (each but the last, or each).
+	LeaksIterationPath = "/session/{id}/wdext/memory/leaks/iteration"
 )
 
 // The kinds of leak a LeakReport lists.

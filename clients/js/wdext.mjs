@@ -61,6 +61,7 @@ export const commands = {
   stopLiveObjects: { method: 'POST', path: 'wdext/memory/live-objects/stop', params: () => ({}) },
   leakStart: { method: 'POST', path: 'wdext/memory/leaks/start', params: ({ targets } = {}) => some({ targets }) },
   leakStop: { method: 'POST', path: 'wdext/memory/leaks/stop', params: (iterations) => ({ iterations }) },
+  leakIteration: { method: 'POST', path: 'wdext/memory/leaks/iteration', params: () => ({}) },
 }
 
 function some(o) {
@@ -142,7 +143,8 @@ export function describeLeak(l) {
  * The leak check in one call, on cmds (forSelenium's object, or a browser
  * given addWdioCommands): runs action warmup times (a first run loads code
  * and fills caches, which is no leak), starts a leak check of the current
- * page, runs action iterations times and stops. Resolves to the verdict;
+ * page, runs action iterations times, marking where each ended
+ * (leakIteration), and stops. Resolves to the verdict;
  * rejects with a LeakError when it names any group. When action rejects,
  * the check is stopped and its error goes on.
  */
@@ -154,6 +156,7 @@ export async function checkLeaks(cmds, action, { iterations = 5, warmup = 1 } = 
   await cmds.leakStart()
   for (let i = 0; i < iterations; i++) {
     try {
+      if (i > 0) await cmds.leakIteration()
       await action()
     } catch (e) {
       // End the check: its verdict, of a scenario cut short, means nothing.

@@ -34,6 +34,7 @@ __all__ = [
     "stop_live_objects",
     "leak_start",
     "leak_stop",
+    "leak_iteration",
     "check_leaks",
     "LeakError",
     "COMMANDS",
@@ -53,6 +54,7 @@ COMMANDS = {
     "wdext:stopLiveObjects": ("POST", "/session/$sessionId/wdext/memory/live-objects/stop"),
     "wdext:leakStart": ("POST", "/session/$sessionId/wdext/memory/leaks/start"),
     "wdext:leakStop": ("POST", "/session/$sessionId/wdext/memory/leaks/stop"),
+    "wdext:leakIteration": ("POST", "/session/$sessionId/wdext/memory/leaks/iteration"),
 }
 
 
@@ -166,6 +168,15 @@ def leak_stop(driver, iterations):
     return _execute(driver, "wdext:leakStop", {"iterations": iterations})
 
 
+def leak_iteration(driver):
+    """Marks the end of an iteration of the check under way (each but the
+    last, or each): where the engine can, the verdict then knows which
+    iteration made each new object, and a structure re-made at every
+    iteration, of which a framework keeps the last copies, is no leak at
+    any N. check_leaks marks them. Returns None."""
+    return _execute(driver, "wdext:leakIteration", {})
+
+
 class LeakError(AssertionError):
     """A leak check whose verdict names groups that grew. ``report`` is the
     verdict; the message lists one group per line."""
@@ -193,7 +204,8 @@ def describe_leak(leak):
 def check_leaks(driver, action, iterations=5, warmup=1):
     """The leak check in one call: runs action() warmup times (a first run
     loads code and fills caches, which is no leak), starts a leak check of
-    the current page, runs action() iterations times and stops. Returns the
+    the current page, runs action() iterations times, marking where each
+    ended (leak_iteration), and stops. Returns the
     verdict; raises LeakError (an AssertionError) when it names any group.
     When action raises, the check is stopped and the exception goes on."""
     if iterations < 1 or warmup < 0:
@@ -203,6 +215,8 @@ def check_leaks(driver, action, iterations=5, warmup=1):
     leak_start(driver)
     for i in range(iterations):
         try:
+            if i > 0:
+                leak_iteration(driver)
             action()
         except BaseException:
             try:  # end the check: its verdict, of a scenario cut short, means nothing

@@ -31,6 +31,9 @@ type leakTracking struct {
 	// began is when leaks/start answered, and the iterations could begin.
 	began time.Time
 	ticks *ticks // the allocation clock's updates, from the tracker's start
+	// marks are the clock's readings where the client's iterations ended
+	// (MarkIteration), 0 where none came in time.
+	marks []uint32
 }
 
 // leakGroup is the DevTools object group of the leak check's handles.
@@ -104,6 +107,13 @@ func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakRep
 	return l.finish(ctx, iterations, time.Now())
 }
 
+// MarkIteration notes the end of an iteration: the allocation clock's
+// reading once every object made so far has its id (ticks.mark).
+func (l *leakTracking) MarkIteration(ctx context.Context) error {
+	l.marks = append(l.marks, l.ticks.mark(ctx, time.Now()))
+	return nil
+}
+
 // sameWindow checks that the session's current window is the one whose
 // page the check started in.
 func (l *leakTracking) sameWindow(ctx context.Context) error {
@@ -162,7 +172,7 @@ func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.
 		return wire.LeakReport{}, engine.Failed("leaks/stop: "+step, err)
 	}
 	return leaks.Find(leaks.Input{
-		Baseline: l.baseline, Final: final, Iterations: iterations, Clock: clock,
+		Baseline: l.baseline, Final: final, Iterations: iterations, Clock: clock, Marks: l.marks,
 		ListenersBefore: l.before, ListenersAfter: after,
 	})
 }

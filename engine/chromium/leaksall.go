@@ -74,6 +74,18 @@ func (a *allLeakTracking) fatal(ctx context.Context, i int, err error) bool {
 	return i == 0 || ctx.Err() != nil || closed || errors.Is(err, cdp.ErrClosed)
 }
 
+// MarkIteration marks the end of an iteration in every isolate's check,
+// all from the same moment.
+func (a *allLeakTracking) MarkIteration(ctx context.Context) error {
+	at := time.Now()
+	for _, c := range a.checks {
+		if c.l != nil {
+			c.l.marks = append(c.l.marks, c.l.ticks.mark(ctx, at))
+		}
+	}
+	return nil
+}
+
 // Stop checks that the current window is the page of the start, then
 // ends every isolate's check in turn.
 func (a *allLeakTracking) Stop(ctx context.Context, iterations int) (_ wire.AllLeaks, err error) {

@@ -16,17 +16,24 @@ import (
 func Register(srv *webdriver.Server) {
 	srv.Handle("POST", wire.LeaksStartPath, startCommand)
 	srv.Handle("POST", wire.LeaksStopPath, stopCommand)
+	srv.Handle("POST", wire.LeaksIterationPath, iterationCommand)
 }
 
 // state is a session's leak check, kept as a session resource so that
 // it goes away with the session.
 type state struct {
 	turn     turn.Turn
-	tracking stopper // nil when not started
+	tracking *check // nil when not started
 }
 
-// stopper ends a check: an engine.LeakTracking or AllLeakTracking.
-type stopper func(ctx context.Context, iterations int) (any, error)
+// check is a check under way: an engine.LeakTracking or AllLeakTracking.
+type check struct {
+	stop func(ctx context.Context, iterations int) (any, error)
+	// mark marks an iteration's end where the engine can
+	// (engine.IterationMarker), else nil.
+	mark  func(ctx context.Context) error
+	marks int
+}
 
 func (*state) Close() error { return nil }
 
@@ -70,29 +77,33 @@ func startCommand(ctx context.Context, sess *session.Session, body []byte) (any,
 
 // starter finds the engine's leak check, of the page's isolate or of all
 // the page's, and returns what starts it.
-func starter(sess *session.Session, all bool) (func(context.Context) (stopper, error), error) {
+func starter(sess *session.Session, all bool) (func(context.Context) (*check, error), error) {
 	if all {
 		t, err := engine.Need(sess, engine.AllLeaks)
 		if err != nil {
 			return nil, err
 		}
-		return func(ctx context.Context) (stopper, error) { return stopperOf[wire.AllLeaks](t.StartAllLeaks(ctx)) }, nil
+		return func(ctx context.Context) (*check, error) { return checkOf[wire.AllLeaks](t.StartAllLeaks(ctx)) }, nil
 	}
 	t, err := engine.Need(sess, engine.Leaks)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) (stopper, error) { return stopperOf[wire.LeakReport](t.StartLeaks(ctx)) }, nil
+	return func(ctx context.Context) (*check, error) { return checkOf[wire.LeakReport](t.StartLeaks(ctx)) }, nil
 }
 
-// stopperOf is the stopper of a check that started, t.
-func stopperOf[R any, T interface {
+// checkOf is the check that started, t.
+func checkOf[R any, T interface {
 	Stop(context.Context, int) (R, error)
-}](t T, err error) (stopper, error) {
+}](t T, err error) (*check, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, n int) (any, error) { return t.Stop(ctx, n) }, nil
+	c := &check{stop: func(ctx context.Context, n int) (any, error) { return t.Stop(ctx, n) }}
+	if m, ok := any(t).(engine.IterationMarker); ok {
+		c.mark = m.MarkIteration
+	}
+	return c, nil
 }
 
 func stopCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
@@ -106,18 +117,44 @@ func stopCommand(ctx context.Context, sess *session.Session, body []byte) (any, 
 	if err != nil {
 		return nil, err
 	}
+	return underWay(ctx, sess, "leaks/stop before leaks/start: POST …/wdext/memory/leaks/start first, then run the scenario, then …/leaks/stop",
+		func(st *state, c *check) (any, error) {
+			if c.marks != 0 && c.marks != n-1 && c.marks != n {
+				return nil, wire.Errorf(wire.InvalidArgument,
+					"leaks/stop says %d iterations, but leaks/iteration marked %d: mark the end of each iteration but the last (or of each), or of none; the check goes on", n, c.marks)
+			}
+			st.tracking = nil
+			return c.stop(ctx, n)
+		})
+}
+
+// iterationCommand marks the end of an iteration of the check under way.
+func iterationCommand(ctx context.Context, sess *session.Session, body []byte) (any, error) {
+	if err := webdriver.DecodeParams(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	return underWay(ctx, sess, "leaks/iteration before leaks/start: POST …/wdext/memory/leaks/start first, then mark the end of each iteration",
+		func(_ *state, c *check) (any, error) {
+			c.marks++
+			if c.mark == nil {
+				return nil, nil // judged without the marks
+			}
+			return nil, c.mark(ctx)
+		})
+}
+
+// underWay runs fn in the session's turn with the check under way, or
+// answers "invalid argument" with none, saying so.
+func underWay(ctx context.Context, sess *session.Session, none string, fn func(*state, *check) (any, error)) (any, error) {
 	st, err := stateOf(sess)
 	if err != nil {
 		return nil, err
 	}
 	return turn.With(ctx, st.turn, func() (any, error) {
-		stop := st.tracking
-		if stop == nil {
-			return nil, wire.Errorf(wire.InvalidArgument,
-				"leaks/stop before leaks/start: POST …/wdext/memory/leaks/start first, then run the scenario, then …/leaks/stop")
+		if st.tracking == nil {
+			return nil, wire.Errorf(wire.InvalidArgument, "%s", none)
 		}
-		st.tracking = nil
-		return stop(ctx, n)
+		return fn(st, st.tracking)
 	})
 }
 

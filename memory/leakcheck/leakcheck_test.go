@@ -42,8 +42,9 @@ func (f fakeTracking) Stop(ctx context.Context, n int) (wire.LeakReport, error) 
 }
 
 const (
-	startPath = "/session/s1/wdext/memory/leaks/start"
-	stopPath  = "/session/s1/wdext/memory/leaks/stop"
+	startPath     = "/session/s1/wdext/memory/leaks/start"
+	stopPath      = "/session/s1/wdext/memory/leaks/stop"
+	iterationPath = "/session/s1/wdext/memory/leaks/iteration"
 )
 
 func TestCommands(t *testing.T) {
@@ -74,6 +75,22 @@ func TestCommands(t *testing.T) {
 	expect(startPath, `{}`, 200)
 	expect(startPath, `{}`, 200)
 	expect(stopPath, `{"iterations": 7}`, 200, `"iterations":7`)
+
+	// Iteration marks: only during a check, as many as the iterations
+	// but one, or as many; fakeLeaks cannot use them and is judged
+	// without.
+	expect(iterationPath, `{}`, 400, `"invalid argument"`, "leaks/iteration before leaks/start")
+	expect(startPath, `{}`, 200)
+	expect(iterationPath, `{"x": 1}`, 400, `"invalid argument"`)
+	for range 2 {
+		expect(iterationPath, `{}`, 200, `{"value":null}`)
+	}
+	expect(stopPath, `{"iterations": 3}`, 200, `"iterations":3`)
+	expect(startPath, `{}`, 200)
+	expect(iterationPath, `{}`, 200)
+	expect(stopPath, `{"iterations": 5}`, 400, `"invalid argument"`, "leaks/iteration marked 1", "the check goes on")
+	expect(stopPath, `{"iterations": 2}`, 200, `"iterations":2`)
+	expect(stopPath, `{"iterations": 2}`, 400, "leaks/stop before leaks/start")
 }
 
 // fakeAllLeaks also checks every isolate: a page and a worker that went

@@ -98,3 +98,42 @@ func TestGrewEachIteration(t *testing.T) {
 		assert.Equal(t, grewEachIteration(c.bursts, count/int64(c.n)), c.want, c.what)
 	}
 }
+
+// With the clock's marks where each iteration ended, a group must also
+// have members from the first iteration: the last two copies of a structure
+// a framework re-makes (React keeps the current render and the previous
+// one) are no leak at N=3, where their sizes pass the burst rule.
+func TestGrowthMarked(t *testing.T) {
+	b := newPage(0) // ids up to 11
+	marks := []uint32{3000, 6000}
+	check := func(n int, marks []uint32, f *page) string {
+		r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: n, Clock: 10011, Marks: marks})
+		return strings.Join(names(r), ",")
+	}
+	// 2 Foo an iteration: in each of the 3.
+	f := newPage(0)
+	f.batches("Foo", 2, 1001, 4001, 8001)
+	assert.Equal(t, check(3, marks, f), "objects Foo")
+	assert.Equal(t, check(3, append(marks, 10000), f), "objects Foo", "a mark after the last iteration too")
+	// What React kept after re-rendering a list at N=3 (measured): 26
+	// members made in iteration 2, 13 in iteration 3. The bursts [26, 13]
+	// pass (k=13), the marks do not.
+	f = newPage(0)
+	f.churn("Fiber", 26, 4001)
+	f.churn("Fiber", 13, 8001)
+	assert.Equal(t, check(3, nil, f), "objects Fiber")
+	assert.Equal(t, check(3, marks, f), "")
+	// The marks do not replace the bursts: 5 kept from the first
+	// iteration and 4 from the last pass the marks (k=3), not the bursts.
+	f = newPage(0)
+	f.churn("Kept", 5, 1001)
+	f.churn("Kept", 4, 8001)
+	assert.Equal(t, check(3, marks, f), "")
+	// Marks that cannot be used (a zero: no update came in time; too few)
+	// leave the burst rule.
+	f = newPage(0)
+	f.churn("Fiber", 26, 4001)
+	f.churn("Fiber", 13, 8001)
+	assert.Equal(t, check(3, []uint32{3000, 0}, f), "objects Fiber")
+	assert.Equal(t, check(3, []uint32{3000}, f), "objects Fiber")
+}

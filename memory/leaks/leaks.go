@@ -46,6 +46,12 @@ type Input struct {
 	// only in the last one (see growth). Zero (offline snapshots,
 	// JavaScriptCore, iterations too quick): fuite's rule alone.
 	Clock uint32
+	// Marks, when there is one for each iteration but the last (a last
+	// one is ignored) and none is zero, are heap object ids from the same
+	// clock where each iteration ended: the ids of iteration i's objects
+	// are above Marks[i-2] and up to Marks[i-1]. With them a group must
+	// have members from the first iteration (see growthMarked).
+	Marks []uint32
 	// PageOnly counts only the new objects and the collections a path
 	// from the page's global objects reaches. For JavaScriptCore, whose collector scans stacks
 	// conservatively: garbage that a stale stack word or one of the

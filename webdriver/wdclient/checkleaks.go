@@ -45,10 +45,10 @@ func DescribeLeak(l wire.Leak) string {
 
 // CheckLeaks is the leak check in one call: it runs action warmup times
 // (a first run loads code and fills caches, which is no leak), starts a
-// leak check of the current page, runs action iterations times and stops.
-// It returns the verdict, and a *LeakError when the verdict names any
-// group. When action fails, the check is stopped and action's error
-// returned.
+// leak check of the current page, runs action iterations times, marking
+// where each ended (LeakIteration), and stops. It returns the verdict,
+// and a *LeakError when the verdict names any group. When action fails,
+// the check is stopped and action's error returned.
 func CheckLeaks(wd selenium.WebDriver, action func() error, iterations, warmup int) (wire.LeakReport, error) {
 	c, id, err := forSession(wd)
 	if err != nil {
@@ -72,6 +72,11 @@ func (c *Client) CheckLeaks(ctx context.Context, sessionID string, action func(c
 		return wire.LeakReport{}, err
 	}
 	for i := range iterations {
+		if i > 0 {
+			if err := c.LeakIteration(ctx, sessionID); err != nil {
+				return wire.LeakReport{}, err
+			}
+		}
 		if err := action(ctx); err != nil {
 			// End the check (allocation recording stops with it). Its
 			// verdict, of a scenario cut short, means nothing, and its

@@ -45,6 +45,22 @@ func (c *Client) LeakStop(ctx context.Context, sessionID string, iterations int)
 	return out, err
 }
 
+// LeakIteration marks the end of an iteration of the check under way
+// (each but the last, or each): where the engine can, the verdict then
+// knows which iteration made each new object. CheckLeaks marks them.
+func LeakIteration(wd selenium.WebDriver) error {
+	c, id, err := forSession(wd)
+	if err != nil {
+		return err
+	}
+	return c.LeakIteration(context.Background(), id)
+}
+
+// LeakIteration sends POST /session/{id}/wdext/memory/leaks/iteration.
+func (c *Client) LeakIteration(ctx context.Context, sessionID string) error {
+	return c.Do(ctx, http.MethodPost, "/session/"+sessionID+"/wdext/memory/leaks/iteration", struct{}{}, nil)
+}
+
 // LeakStartAll starts a leak check in every isolate of the current page:
 // the page's, and those of its out-of-process frames and workers.
 func LeakStartAll(wd selenium.WebDriver) error {
