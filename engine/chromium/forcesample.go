@@ -38,8 +38,9 @@ func forcesOf(b *cdp.Browser) chan struct{} {
 }
 
 // forceSample finds the isolates first, warms the browser's tracing up
-// when one is new and the force traces through the browser, then pauses each one's main thread, arms, triggers one sample per
-// isolate, disarms and resumes (see the package doc, "Force Sample"). A
+// when one is new and the force traces through the browser, then pauses
+// each one's main thread, arms, triggers one sample per isolate, disarms
+// and resumes (see the package doc, "Force Sample"). A
 // target that does not answer (busy, in a dialog) would also hold the
 // pause and the browser's Tracing.start, so it is found, and named,
 // before either is asked for. While an isolate is paused its pages run
