@@ -36,6 +36,7 @@ func TestCheckLeaksActionFails(t *testing.T) {
 	assert.Equal(t, err, boom)
 	assert.DeepEqual(t, got, []string{
 		"/session/s1/wdext/memory/leaks/start {}",
+		"/session/s1/wdext/memory/leaks/iteration {}", // between the first iteration and the second, which failed
 		`/session/s1/wdext/memory/leaks/stop {"iterations":1}`,
 	})
 
