@@ -96,13 +96,14 @@ func (c *comparison) marks() []uint32 {
 // grewMarked tells, from the iteration each member was made in (by its
 // id, against marks), whether the group can have grown at each
 // iteration: the first iteration made some of it, and the last no more
-// than two iterations' share (2k). The bursts are judged too: alone,
-// the marks passed a group of 30 objects that React Router's navigation
-// keeps at N=5 and N=6 (6 and 5 an iteration), which the bursts reject. A structure the page makes anew, of which the
-// last copies survive (a framework keeps the current and the previous
-// render), was made in the last iterations alone; a growth began with
-// the first. Measured on a React 18 app (docs/leaks-react-2026-11-29.md):
-// its two kept copies have no member from the first of 3 iterations.
+// than two iterations' share (2k). A structure the page makes anew, of
+// which the last copies survive (a framework keeps the current and the
+// previous render), was made in the last iterations alone; a growth
+// began with the first. Measured on a React 18 app
+// (docs/leaks-react-2026-11-29.md): its two kept copies have no member
+// from the first of 3 iterations. The bursts are judged too: alone, the
+// marks passed a group of 30 objects that React Router's navigation
+// keeps at N=5 and N=6 (6 and 5 an iteration), which the bursts reject.
 func (c *comparison) grewMarked(members []int, marks []uint32, k int64) bool {
 	var first, last int64
 	for _, m := range members {
