@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,8 +39,8 @@ func forcesOf(b *cdp.Browser) chan struct{} {
 }
 
 // forceSample finds the isolates first, warms the browser's tracing up
-// when one is new and the force traces through the browser, then pauses
-// each one's main thread, arms, triggers one sample per isolate, disarms
+// when one is new and of no page (pagesOf), then pauses each one's main
+// thread, arms, triggers one sample per isolate, disarms (page by page)
 // and resumes (see the package doc, "Force Sample"). A
 // target that does not answer (busy, in a dialog) would also hold the
 // pause and the browser's Tracing.start, so it is found, and named,
@@ -68,11 +69,8 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
 	if err != nil {
 		return err
 	}
-	on, err := traceScope(ctx, b, targets)
-	if err != nil {
-		return err
-	}
-	if on == cdproto.Session(b) {
+	pages := pagesOf(targets)
+	if slices.ContainsFunc(isolates, func(is isolate) bool { return pages[is.target] == "" }) {
 		if err := e.warmUp(ctx, b, targets, isolates); err != nil {
 			return err
 		}
@@ -89,20 +87,20 @@ func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
 	if err != nil {
 		return err
 	}
-	return e.sampleOnce(ctx, b, on, targets, holds)
+	return e.sampleOnce(ctx, b, pages, targets, holds)
 }
 
 // warmCategories are what a warm-up traces: a category no event has.
 var warmCategories = []string{"wdext.warm-up"}
 
 // warmUp traces once through the browser, sampling nothing, before a
-// force that traces through the browser (traceScope) pauses an isolate it
-// has not traced yet. Measured: with the renderer just created (the page
-// of a new site) and paused, the browser's Tracing.start did not complete
-// in 10 of 40 fresh pages, 0 of 40 after a warm-up. A page's own trace
-// needs none: 0 of 400 forces on fresh renderers without one were slow
-// (at most 48 ms, two CPU hogs beside) or miscounted
-// (BenchmarkForceSampleFreshRenderer).
+// force samples through the browser (an isolate of no page: pagesOf) and
+// pauses an isolate it has not traced yet. Measured: with the renderer
+// just created (the page of a new site) and paused, the browser's
+// Tracing.start did not complete in 10 of 40 fresh pages, 0 of 40 after
+// a warm-up. A page's own trace needs none: no force on a fresh renderer
+// took over 89 ms in 1,000 without one, two CPU hogs beside, none
+// miscounted (BenchmarkForceSampleFreshRenderer).
 func (e *Engine) warmUp(ctx context.Context, b *cdp.Browser, targets []*target.Info, isolates []isolate) error {
 	type key struct{}
 	v, _ := b.Values.LoadOrStore(key{}, &map[string]bool{})
@@ -129,9 +127,39 @@ func (e *Engine) warmUp(ctx context.Context, b *cdp.Browser, targets []*target.I
 	return nil
 }
 
-// sampleOnce arms, triggers one sample in each isolate held, and
-// disarms.
-func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, on cdproto.Session, targets []*target.Info, holds []*hold) error {
+// sampleOnce samples the isolates held, page by page (pagesOf): through
+// each page's own session it arms, triggers one sample in each isolate of
+// the page's frame tree, and disarms. Isolates of no page are sampled
+// through the browser's session.
+func (e *Engine) sampleOnce(ctx context.Context, b *cdp.Browser, pages map[target.ID]target.ID, targets []*target.Info, holds []*hold) error {
+	var order []target.ID
+	byPage := map[target.ID][]*hold{}
+	for _, h := range holds {
+		p := pages[h.is.target]
+		if byPage[p] == nil {
+			order = append(order, p)
+		}
+		byPage[p] = append(byPage[p], h)
+	}
+	var errs []error
+	for _, p := range order {
+		on := cdproto.Session(b)
+		if p != "" {
+			s, err := b.Attach(ctx, p)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			on = s
+		}
+		errs = append(errs, e.sampleIn(ctx, b, on, targets, byPage[p]))
+	}
+	return errors.Join(errs...)
+}
+
+// sampleIn arms through the session on, triggers one sample in each
+// isolate of holds, and disarms.
+func (e *Engine) sampleIn(ctx context.Context, b *cdp.Browser, on cdproto.Session, targets []*target.Info, holds []*hold) error {
 	a, err := e.armChecked(ctx, b, on, targets, sampleCategories)
 	if err != nil {
 		return err
@@ -176,31 +204,31 @@ func triggerFailed(b *cdp.Browser, is isolate, err error) error {
 	return err
 }
 
-// traceScope is the session a force's tracing starts on. When the
-// targets are one page and its frames, it is the page's own: Chromium
-// then enables the categories in the processes of the page's frame tree
-// alone (a frame target's tracing filters by them), and Tracing.start
-// waits for no other renderer. Through the browser's session it waits for
-// every renderer to start tracing, a spare renderer made for the next
-// navigation and one going away included. Measured on Chromium 156, with
-// a fresh renderer before each start: 22 of 60 browser-wide starts took
-// 10 s, 0 of 60 through the page (p50 21 ms against 7.5 ms). Several
-// pages (windows) need the browser's: one tracing session at a time.
-func traceScope(ctx context.Context, b *cdp.Browser, targets []*target.Info) (cdproto.Session, error) {
-	var page *target.Info
+// pagesOf maps each target to the page whose frame tree it is in (by
+// parent, through out-of-process iframes), "" for none. A force traces
+// page by page, through each page's own session: Chromium then enables
+// the categories in the processes of that page's frame tree alone, and
+// Tracing.start waits for no other renderer. Through the browser's
+// session it waits for every renderer to start tracing, a spare renderer
+// made for the next navigation and one going away included. Measured on
+// Chromium 156, with a fresh renderer before each start: 22 of 60
+// browser-wide starts took 10 s, 0 of 60 through the page (p50 21 ms
+// against 7.5 ms).
+func pagesOf(targets []*target.Info) map[target.ID]target.ID {
+	byID := make(map[target.ID]*target.Info, len(targets))
 	for _, t := range targets {
-		if t.Type != "page" {
-			continue
-		}
-		if page != nil {
-			return b, nil
-		}
-		page = t
+		byID[t.TargetID] = t
 	}
-	if page == nil {
-		return b, nil
+	pages := make(map[target.ID]target.ID, len(targets))
+	for _, t := range targets {
+		for p, hops := t, 0; p != nil && hops <= len(targets); p, hops = byID[p.ParentID], hops+1 {
+			if p.Type == "page" {
+				pages[t.TargetID] = p.TargetID
+				break
+			}
+		}
 	}
-	return b.Attach(ctx, page.TargetID)
+	return pages
 }
 
 // armChecked arms, and when Tracing.start is late (probeTimeout: it

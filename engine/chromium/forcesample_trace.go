@@ -77,7 +77,7 @@ var sampleCategories = []string{"devtools.timeline"}
 type armed struct {
 	b *cdp.Browser
 	// on is the session tracing was started on: the browser's, or a page
-	// target's (traceScope).
+	// target's (pagesOf).
 	on       cdproto.Session
 	complete <-chan jsonv2.Value
 	stop     func() // ends the subscription
@@ -86,7 +86,7 @@ type armed struct {
 }
 
 // arm enables categories on b until disarm, for a force, through the
-// session on (traceScope). The trace is Perfetto's protobuf
+// session on (pagesOf). The trace is Perfetto's protobuf
 // (perfettoConfig), returned as a stream that disarm closes unread.
 func arm(ctx context.Context, b *cdp.Browser, on cdproto.Session, categories []string) (*armed, error) {
 	return armFor(ctx, b, on, "forcesample", false, categories)

@@ -224,12 +224,11 @@ func TestForceSampleSkipsOtherCrashedTab(t *testing.T) {
 	shortProbes(t)
 	d := &fakeDriver{window: "FEDCBA9876543210FEDCBA9876543210"}
 	e := bindWith(t, fakePage(t, "crashed").Addr(), d)
-	// Arming answers nothing in this fake: the force gets as far as that.
+	// No isolate is left to sample, so nothing is traced (arming would
+	// answer nothing in this fake).
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	err := e.ForceSample(ctx)
-	assert.Check(t, codeOf(err) != TabCrashed, "%v", err)
-	assert.Check(t, is.ErrorContains(err, "Tracing.start"))
+	assert.NilError(t, e.ForceSample(ctx))
 }
 
 // The current window the driver names has no page target (it was closed,

@@ -15,7 +15,8 @@ import (
 	"github.com/wdext/wdext/engine"
 )
 
-// ForceReport is what the trace of one force's armed window shows.
+// ForceReport is what the trace of one armed window of a force shows (a
+// force arms once per page whose isolates it samples).
 type ForceReport struct {
 	// Isolates is the number of V8 isolates sampled (one trigger each).
 	Isolates int
@@ -23,7 +24,7 @@ type ForceReport struct {
 	// tracingComplete received.
 	Window time.Duration
 	// Held is how long the isolates' main threads were paused: the first
-	// pause asked for to the last resume.
+	// pause asked for to the last resume; 0 but in a force's last window.
 	Held time.Duration
 	// Samples is the number of triggers the trace shows. A paused
 	// thread's last events may be missing from the trace (they are
@@ -144,15 +145,13 @@ func (f *tracker) command(method string, params json.RawMessage) {
 			PerfettoConfig []byte `json:"perfettoConfig"` // base64
 		}
 		if json.Unmarshal(params, &p) == nil && bytes.Contains(p.PerfettoConfig, []byte(`"devtools.timeline"`)) {
-			f.armed = &window{start: now, held: f.held}
-			f.held = time.Time{}
+			f.armed = &window{start: now, held: f.held} // the force's pause, for each of its windows
 		}
 	case "Debugger.resume":
 		if f.completed != nil {
 			f.completed.resumed = now
-		} else {
-			f.held = time.Time{} // a force that failed before it armed
 		}
+		f.held = time.Time{}
 	}
 }
 
