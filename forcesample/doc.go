@@ -5,8 +5,7 @@
 //
 // An upstream that implements the command itself keeps answering it
 // (webdriver.Server.HandleFallback); elsewhere the session's engine takes
-// the samples (engine.Sampler), within 30 s (Chromium's browser-wide
-// tracing can make a force of several windows wait 10 s); on Chromium a page that cannot
+// the samples (engine.Sampler), within 30 s; on Chromium a page that cannot
 // take them (its main thread busy, a user prompt open, its renderer
 // crashed) fails the command within seconds with that state's W3C error.
 //

@@ -36,10 +36,10 @@
 //     operation"), and drops no events silently.
 //   - A force adds exactly one sample to each profiler it reaches, one
 //     profiler per V8 isolate: it pauses every isolate's main thread in
-//     the debugger, arms devtools.timeline alone (through the page's own
-//     session when the force is one page, whose processes alone then
-//     trace; else browser-wide), has each isolate run console.timeStamp
-//     in an isolated world, disarms, then resumes.
+//     the debugger, then page by page arms devtools.timeline alone
+//     through the page's own session (only its frame tree's processes
+//     trace), has each of its isolates run console.timeStamp in an
+//     isolated world and disarms, then resumes.
 //     Nothing of the pages runs while the category is armed.
 //   - A stack-samples session (wdext:stackSamples) instead keeps
 //     devtools.timeline armed from its creation to its end, holding the
@@ -56,6 +56,6 @@
 //     "unsupported operation".
 //
 // How each command is done, Chromium's limits (one forced sample per
-// isolate, the browser-wide 10 s Tracing.start stall, what a worker lacks) and why,
+// isolate, the browser-wide 10 s Tracing.start stall it avoids, what a worker lacks) and why,
 // measured: docs/chromium.md.
 package chromium
