@@ -72,15 +72,14 @@ func (c *Client) CheckLeaks(ctx context.Context, sessionID string, action func(c
 		return wire.LeakReport{}, err
 	}
 	for i := range iterations {
-		if i > 0 {
-			if err := c.LeakIteration(ctx, sessionID); err != nil {
-				return wire.LeakReport{}, err
-			}
+		err := action(ctx)
+		if err == nil && i < iterations-1 {
+			err = c.LeakIteration(ctx, sessionID)
 		}
-		if err := action(ctx); err != nil {
+		if err != nil {
 			// End the check (allocation recording stops with it). Its
 			// verdict, of a scenario cut short, means nothing, and its
-			// error would hide action's.
+			// error would hide this one.
 			c.LeakStop(ctx, sessionID, max(i, 1))
 			return wire.LeakReport{}, err
 		}
