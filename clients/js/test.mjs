@@ -90,7 +90,10 @@ async function checkClicks(checkLeaks, click) {
       assert.ok((await wdext.drainAllocations()).log.length > 0)
       await wdext.setAllocations({ trackingAllocationSites: false })
       await wdext.startLiveObjects()
-      await driver.executeScript('window.more = Array.from({length: 1000}, (_, i) => ({i}))')
+      // A large array too: V8's large-object space never moves it, so
+      // it keeps its allocation stack (a GC under load can move the small
+      // objects after they got their ids, and their stacks go).
+      await driver.executeScript('window.more = [Array.from({length: 1000}, (_, i) => ({i})), new Array(100000).fill(1)]')
       const live = await wdext.stopLiveObjects()
       assert.ok(Array.isArray(live.liveObjects) && live.count > 0)
     })

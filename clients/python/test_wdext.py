@@ -59,7 +59,9 @@ def check_census(driver):
 
 def check_live_objects(driver):
     wdext.start_live_objects(driver)
-    driver.execute_script("class Bar {}; window.bars = Array.from({length: 10}, () => new Bar())")
+    # With a large array, which V8 never moves, so that it keeps its
+    # allocation stack whatever the GCs do (small objects can lose theirs).
+    driver.execute_script("class Bar {}; window.bars = [Array.from({length: 10}, () => new Bar()), new Array(100000).fill(1)]")
     r = wdext.stop_live_objects(driver)
     # What V8's allocation tracker attributes varies (see wdext's own
     # engine tests): here, that the command answered in its shape.
