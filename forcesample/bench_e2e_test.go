@@ -27,7 +27,7 @@ import (
 //
 //	go test ./forcesample -run XXX -bench ForceSample -benchtime 1000x
 func BenchmarkForceSample(b *testing.B) {
-	lat, counts := benchForces(b, chromiumtest.Capabilities())
+	lat, counts := benchForces(b, chromiumtest.Capabilities(), true)
 	missed := 0
 	for _, n := range counts {
 		missed += b.N - n
@@ -44,7 +44,7 @@ func BenchmarkForceSample(b *testing.B) {
 func BenchmarkForceSampleStackSamples(b *testing.B) {
 	caps := chromiumtest.Capabilities()
 	caps[wire.StackSamplesCapability] = true
-	lat, counts := benchForces(b, caps)
+	lat, counts := benchForces(b, caps, true)
 	missed, extra := 0, 0
 	for _, n := range counts {
 		missed += max(b.N-n, 0)
@@ -55,9 +55,24 @@ func BenchmarkForceSampleStackSamples(b *testing.B) {
 	b.ReportMetric(float64(extra), "extra-samples")
 }
 
-// benchForces sends b.N forces on the benchmark's page, in a session of
-// caps, and returns their latencies and each profiler's count of samples.
-func benchForces(b *testing.B, caps selenium.Capabilities) ([]time.Duration, []int) {
+// BenchmarkForceSampleOneWindow is BenchmarkForceSample without the
+// second window: a force that arms once (one page and its frames).
+//
+//	go test ./forcesample -run XXX -bench ForceSampleOneWindow -benchtime 1000x
+func BenchmarkForceSampleOneWindow(b *testing.B) {
+	lat, counts := benchForces(b, chromiumtest.Capabilities(), false)
+	missed := 0
+	for _, n := range counts {
+		missed += b.N - n
+	}
+	reportLatency(b, lat)
+	b.ReportMetric(float64(missed), "missed-samples")
+}
+
+// benchForces sends b.N forces on the benchmark's page (with a second
+// window if second), in a session of caps, and returns their latencies
+// and each profiler's count of samples.
+func benchForces(b *testing.B, caps selenium.Capabilities, second bool) ([]time.Duration, []int) {
 	env := chromiumtest.Start(b, forcesample.Register)
 	pages := e2e.ServePages(b, e2e.Testdata(), nil)
 	wd := e2e.Session(b, env.URL, caps)
@@ -66,8 +81,10 @@ func benchForces(b *testing.B, caps selenium.Capabilities) ([]time.Duration, []i
 	_, err := wd.ExecuteScriptAsync(`window.framesLoaded.then(arguments[arguments.length-1])`, nil)
 	assert.NilError(b, err)
 	first, _ := wd.CurrentWindowHandle()
-	_, err = wd.ExecuteScript(`window.open(arguments[0], "second")`, []any{pages.D + "/forcesample/frame.html?" + opts[1:]})
-	assert.NilError(b, err)
+	if second {
+		_, err = wd.ExecuteScript(`window.open(arguments[0], "second")`, []any{pages.D + "/forcesample/frame.html?" + opts[1:]})
+		assert.NilError(b, err)
+	}
 	time.Sleep(500 * time.Millisecond)
 	handles, _ := wd.WindowHandles()
 	frames := [][]string{{}, {"cross"}, {"cross", "nested"}}
