@@ -99,8 +99,8 @@ func TestGrewEachIteration(t *testing.T) {
 	}
 }
 
-// With the clock's marks where each iteration ended, a group must also
-// have members from the first iteration: the last two copies of a structure
+// With the clock's marks where each iteration ended, a group must have
+// members from every iteration: the last two copies of a structure
 // a framework re-makes (React keeps the current render and the previous
 // one) are no leak at N=3, where their sizes pass the burst rule.
 func TestGrowthMarked(t *testing.T) {
@@ -123,12 +123,22 @@ func TestGrowthMarked(t *testing.T) {
 	f.churn("Fiber", 13, 8001)
 	assert.Equal(t, check(3, nil, f), "objects Fiber")
 	assert.Equal(t, check(3, marks, f), "")
-	// The marks do not replace the bursts: 5 kept from the first
-	// iteration and 4 from the last pass the marks (k=3), not the bursts.
+	// An iteration that made none of it: no growth (React Router's 30
+	// objects came from iterations [12 0 1 12 5] at N=5).
 	f = newPage(0)
 	f.churn("Kept", 5, 1001)
 	f.churn("Kept", 4, 8001)
 	assert.Equal(t, check(3, marks, f), "")
+	// The marks judge instead of the bursts: 2 an iteration, the first
+	// iteration's split by a jump in ids, bursts [1 1 2 2] that the burst
+	// rule rejects (a burst of half an iteration's growth), as the
+	// planted leak's 100 a click once read [98 2 300 100].
+	f = newPage(0)
+	f.batches("Foo", 1, 1001, 2501)
+	f.batches("Foo", 2, 4001)
+	f.batches("Foo", 2, 6001)
+	assert.Equal(t, check(3, nil, f), "collection Window.store (Array)")
+	assert.Equal(t, check(3, []uint32{3000, 5000}, f), "objects Foo")
 	// Marks that cannot be used (a zero: no update came in time; too few)
 	// leave the burst rule.
 	f = newPage(0)
