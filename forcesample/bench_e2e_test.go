@@ -27,13 +27,7 @@ import (
 //
 //	go test ./forcesample -run XXX -bench ForceSample -benchtime 1000x
 func BenchmarkForceSample(b *testing.B) {
-	lat, counts := benchForces(b, chromiumtest.Capabilities(), true)
-	missed := 0
-	for _, n := range counts {
-		missed += b.N - n
-	}
-	reportLatency(b, lat)
-	b.ReportMetric(float64(missed), "missed-samples")
+	benchSettled(b, true)
 }
 
 // BenchmarkForceSampleStackSamples is BenchmarkForceSample in a
@@ -60,7 +54,13 @@ func BenchmarkForceSampleStackSamples(b *testing.B) {
 //
 //	go test ./forcesample -run XXX -bench ForceSampleOneWindow -benchtime 1000x
 func BenchmarkForceSampleOneWindow(b *testing.B) {
-	lat, counts := benchForces(b, chromiumtest.Capabilities(), false)
+	benchSettled(b, false)
+}
+
+// benchSettled reports the latencies and the missed samples of b.N forces
+// on the benchmark's page, with its second window if second.
+func benchSettled(b *testing.B, second bool) {
+	lat, counts := benchForces(b, chromiumtest.Capabilities(), second)
 	missed := 0
 	for _, n := range counts {
 		missed += b.N - n
