@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/internal/turn"
 )
 
 // triggerLabel is the console.timeStamp label of the trigger run through
@@ -32,10 +33,10 @@ func (e *Engine) ForceSample(ctx context.Context) (err error) {
 
 // forcesOf is the turn of a browser's forces: one at a time, and the
 // debuggers they leave on are turned off in it too.
-func forcesOf(b *cdp.Browser) chan struct{} {
+func forcesOf(b *cdp.Browser) turn.Turn {
 	type key struct{}
-	v, _ := b.Values.LoadOrStore(key{}, make(chan struct{}, 1))
-	return v.(chan struct{})
+	v, _ := b.Values.LoadOrStore(key{}, turn.New())
+	return v.(turn.Turn)
 }
 
 // forceSample finds the isolates first, warms the browser's tracing up
@@ -49,13 +50,11 @@ func forcesOf(b *cdp.Browser) chan struct{} {
 // is on. The trace of the armed window is not read: nothing in it is
 // needed (the tests read it, through package forcetrace).
 func (e *Engine) forceSample(ctx context.Context, b *cdp.Browser) error {
-	turn := forcesOf(b)
-	select {
-	case turn <- struct{}{}:
-	case <-ctx.Done():
+	forces := forcesOf(b)
+	if forces.Take(ctx) != nil {
 		return fmt.Errorf("waiting for the session's previous force: %w", ctx.Err())
 	}
-	defer func() { <-turn }()
+	defer forces.Give()
 	targets, err := b.Targets(ctx, "page", "iframe")
 	if err != nil {
 		return err

@@ -374,13 +374,13 @@ func disableIdle(b *cdp.Browser, s *cdp.Session, d *sessionDebugger, n uint64) {
 	if d.forces.Load() != n {
 		return // a later force set a later timer
 	}
-	turn := forcesOf(b)
+	forces := forcesOf(b)
 	select {
-	case turn <- struct{}{}:
+	case forces <- struct{}{}:
 	case <-b.Done():
 		return
 	}
-	defer func() { <-turn }()
+	defer forces.Give()
 	if !d.enabled || d.forces.Load() != n {
 		return // off already, or a later force set a later timer
 	}

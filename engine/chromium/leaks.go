@@ -110,8 +110,13 @@ func (l *leakTracking) Stop(ctx context.Context, iterations int) (_ wire.LeakRep
 // MarkIteration notes the end of an iteration: the allocation clock's
 // reading once every object made so far has its id (ticks.mark).
 func (l *leakTracking) MarkIteration(ctx context.Context) error {
-	l.marks = append(l.marks, l.ticks.mark(ctx, time.Now()))
+	l.markAt(ctx, time.Now())
 	return nil
+}
+
+// markAt notes the clock's mark for an iteration that ended at at.
+func (l *leakTracking) markAt(ctx context.Context, at time.Time) {
+	l.marks = append(l.marks, l.ticks.mark(ctx, at))
 }
 
 // sameWindow checks that the session's current window is the one whose

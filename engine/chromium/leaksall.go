@@ -80,7 +80,7 @@ func (a *allLeakTracking) MarkIteration(ctx context.Context) error {
 	at := time.Now()
 	for _, c := range a.checks {
 		if c.l != nil {
-			c.l.marks = append(c.l.marks, c.l.ticks.mark(ctx, at))
+			c.l.markAt(ctx, at)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/wdext/wdext/engine/chromium/cdp"
+	"github.com/wdext/wdext/internal/turn"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -31,14 +32,8 @@ func (e *Engine) traceStacks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	turn := forcesOf(b)
-	select {
-	case turn <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-turn }()
-	return traceStacksOn(ctx, b)
+	_, err = turn.With(ctx, forcesOf(b), func() (any, error) { return nil, traceStacksOn(ctx, b) })
+	return err
 }
 
 // traceStacksOn arms the session's trace on connection b unless it is
