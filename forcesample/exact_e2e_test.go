@@ -127,7 +127,6 @@ func TestForceSampleExact(t *testing.T) {
 	release := make(chan struct{})
 	var releaseOnce sync.Once
 	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(releaseAll)
 	env := chromiumtest.Start(t, forcesample.Register)
 	st := observeForces(t, env) // the session's forces: those of the loop below
 	pages := e2e.ServePages(t, e2e.Testdata(), map[string]http.Handler{
@@ -143,6 +142,9 @@ func TestForceSampleExact(t *testing.T) {
 		}),
 	})
 	wd := e2e.Session(t, env.URL, chromiumtest.Capabilities())
+	// Before the session's end, which chromedriver answers only once the
+	// outstanding script below has (cleanups run last first).
+	t.Cleanup(releaseAll)
 	opts := fmt.Sprintf("interval=%d&buffer=%d", 600_000, n+100)
 
 	assert.NilError(t, wd.Get(pages.A+"/forcesample/top.html?cross="+pages.B+"&nested="+pages.C+"&"+opts))
