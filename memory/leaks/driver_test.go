@@ -71,3 +71,39 @@ func TestDriverHeldIsNoLeak(t *testing.T) {
 	assert.DeepEqual(t, names(r), []string{"objects Holder"})
 	assert.Equal(t, r.Leaks[0].RetainedBytes, int64(16+24))
 }
+
+// A WeakMap's value lives as long as its key: when only the driver holds
+// the key (an element the client looked up, say), the value is the
+// driver's too, though the page holds the WeakMap (Vue's reactivity keeps
+// its deps so); when the page holds the key, it is the page's.
+func TestWeakMapValueOfDriverHeldKey(t *testing.T) {
+	b := newPage(0)
+	build2 := func(pageKeeps bool) *page {
+		f := newPage(0)
+		g := f.g
+		handles := g.Node("synthetic", "(Global handles)", 21, 0)
+		g.Element(0, "element", 2, handles)
+		weakMap := g.Node("object", "WeakMap", 23, 16)
+		g.Edge(f.window, "property", "targetMap", weakMap)
+		table := g.Node("array", "", 25, 64)
+		g.Edge(weakMap, "internal", "table", table)
+		for k := range 3 {
+			key := g.Node("object", "Component", uint32(3001+4*k), 24)
+			value := g.Node("object", "Deps", uint32(3003+4*k), 24)
+			g.Edge(handles, "internal", itoa(100+k)+" / DevTools console", key)
+			if pageKeeps {
+				g.Element(f.store, "element", k, key)
+			}
+			pair := "part of key (Component @" + itoa(3001+4*k) + ") -> value (Deps @" + itoa(3003+4*k) + ") pair in WeakMap (table @25)"
+			g.Edge(table, "weak", itoa(2*k)+" / key", key)
+			g.Edge(table, "internal", itoa(2*k+1)+" / "+pair, value)
+			g.Edge(key, "internal", itoa(k)+" / "+pair, value)
+		}
+		return f
+	}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, build2(false).g), Iterations: 3})
+	assert.DeepEqual(t, names(r), []string{})
+	r = find(t, Input{Baseline: sum(t, b.g), Final: build(t, build2(true).g), Iterations: 3})
+	assert.DeepEqual(t, names(r), []string{"objects Component"})
+	assert.Equal(t, r.Leaks[0].RetainedBytes, int64(3*(24+24)))
+}

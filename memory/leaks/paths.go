@@ -116,18 +116,42 @@ func globalName(s *heapsnapshot.Snapshot, i int) string {
 var globalClasses = []string{"Window", "DedicatedWorkerGlobalScope", "SharedWorkerGlobalScope", "ServiceWorkerGlobalScope"}
 
 // strongEdge tells an edge that keeps its target alive: any but a weak
-// one.
-func strongEdge(s *heapsnapshot.Snapshot, _ int, e heapsnapshot.Edge) bool { return e.Type != "weak" }
+// one, or a WeakMap's table's edge to a value (see ephemeronValue).
+func strongEdge(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool {
+	return e.Type != "weak" && !ephemeronValue(s, from, e)
+}
+
+// ephemeronValue tells the edge from a WeakMap's (or WeakSet's) table to
+// the value of one of its entries. V8 gives the value two edges, both
+// named "part of key (… @K) -> value (… @V) pair in WeakMap (table
+// @T)": one from the table, one from the key. The value lives only as
+// long as its key does, so it is the key's edge that holds it: a value
+// whose key only the driver holds is the driver's (measured: Vue's
+// reactivity keeps a Map of deps per reactive object in a module-level
+// WeakMap; after client-side navigations, the components' objects that
+// chromedriver's element references keep made 96 such Maps "leak" from
+// the page's WeakMap).
+func ephemeronValue(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool {
+	if e.Type != "internal" || !strings.HasSuffix(e.Name, ")") {
+		return false
+	}
+	at := strings.LastIndex(e.Name, " pair in WeakMap (table @")
+	if at < 0 {
+		return false
+	}
+	id := e.Name[at+len(" pair in WeakMap (table @") : len(e.Name)-1]
+	return id == strconv.FormatUint(uint64(s.ID(from)), 10)
+}
 
 // pageEdge tells an edge that a path from the page follows: a strong
 // edge that is no synthetic shortcut and no V8 bookkeeping (hidden
 // edges, prototypes, hidden classes, code).
-func pageEdge(s *heapsnapshot.Snapshot, _ int, e heapsnapshot.Edge) bool {
+func pageEdge(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool {
 	switch e.Type {
 	case "weak", "shortcut", "hidden":
 		return false
 	}
-	if e.Name == "__proto__" {
+	if e.Name == "__proto__" || ephemeronValue(s, from, e) {
 		return false
 	}
 	switch s.Type(e.To) {
