@@ -271,7 +271,7 @@ func TestGrid(t *testing.T) {
 	var ready bool
 	do("POST", "/execute/async", map[string]any{"script": "ready.then(arguments[0])", "args": []any{}}, &ready)
 	assert.Assert(t, ready)
-	run("window.profiler = new Profiler({sampleInterval: 10000, maxBufferSize: 100})", nil)
+	run("window.profiler = new Profiler({sampleInterval: 600000, maxBufferSize: 100})", nil)
 	var t0, t1 float64
 	run("return performance.now()", &t0)
 	wd := &wdclient.Client{URL: hub}
