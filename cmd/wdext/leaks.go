@@ -24,7 +24,7 @@ func leaksCmd(args []string) error {
 	baseline := fs.String("baseline", "", "the heap before the action (a V8 .heapsnapshot)")
 	target := fs.String("target", "", "the heap after the action (optional: without it, what is new in the final heap)")
 	final := fs.String("final", "", "the heap after the action was undone")
-	n := fs.Int("iterations", 1, "times the action ran between baseline and final: only groups that grew by a multiple of it are leaks")
+	n := fs.Int("iterations", 1, "times the action ran between baseline and final: from 2, only groups that grew by a multiple of it are leaks; with 1, memlab's default rules (detached DOM nodes, unmounted React fibers)")
 	asJSON := fs.Bool("json", false, "print the verdict as JSON (the leaks/stop command's shape)")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: wdext leaks --baseline B [--target T] --final F [--iterations N] [--json]")
@@ -41,7 +41,9 @@ func leaksCmd(args []string) error {
 	limitMemory(*baseline, *target, *final)
 	// One snapshot in memory at a time: of the baseline and the target,
 	// the check keeps a summary (their ids and collection sizes).
-	in := leaks.Input{Iterations: *n}
+	// One iteration cannot tell a leak from a structure made anew: memlab's
+	// own rules judge then.
+	in := leaks.Input{Iterations: *n, MemlabRules: *n == 1}
 	var err error
 	if in.Baseline, err = summarize(*baseline); err != nil {
 		return err

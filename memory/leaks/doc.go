@@ -24,7 +24,8 @@
 //     the engine's counts by target and type ("Window resize").
 //   - What only the WebDriver machinery holds (V8's "DevTools console"
 //     global handles, chromedriver's ret_nodes, se_exportedFunctionSymbol
-//     and cdc_ globals) is never a leak: see driver.
+//     and cdc_ globals) is never a leak: see driver. A WeakMap's value is
+//     held by its key's edge only (ephemeronValue).
 //   - Clusters: an objects or detached-dom group splits by its members'
 //     retainer path shapes (see paths.shape), each judged on its own; the
 //     members of those that did not grow are pooled and judged once more
@@ -37,6 +38,9 @@
 //     overwritten in place and garbage never appear. perIteration is
 //     countDelta / N. A collection on the retainer path of a reported
 //     group grows because of it and is not reported again.
+//   - With memlab's rules (Input.MemlabRules: one iteration's snapshots,
+//     offline), only detached DOM nodes and unmounted React fibers are
+//     leaks, as memlab find-leaks' default filter says (memlabRules).
 //   - Growth, not churn: with an allocation clock (Input.Clock), an
 //     objects or detached-dom group must have been made across the
 //     iterations, in bursts of k, not in one stretch at the end (a

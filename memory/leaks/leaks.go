@@ -52,6 +52,11 @@ type Input struct {
 	// are above Marks[i-2] and up to Marks[i-1]. With them a group must
 	// have members from the first iteration (see growthMarked).
 	Marks []uint32
+	// MemlabRules reports only what memlab find-leaks' default rules call
+	// a leak: detached DOM nodes and unmounted React fibers (see
+	// memlabRules). For the snapshots of one iteration, where growth
+	// cannot be told from a structure made anew.
+	MemlabRules bool
 	// PageOnly counts only the new objects and the collections a path
 	// from the page's global objects reaches. For JavaScriptCore, whose collector scans stacks
 	// conservatively: garbage that a stale stack word or one of the
@@ -93,6 +98,10 @@ func Find(in Input) (wire.LeakReport, error) {
 	c.keep(detached, keep)
 	c.keep(detached, c.detachedRoot)
 	collections = slices.DeleteFunc(collections, func(g grownCollection) bool { return !keep(g.i) })
+	if in.MemlabRules {
+		c.memlabRules(objects, detached)
+		collections = nil
+	}
 	// The nodes on the paths of reported groups: a collection that holds
 	// a reported group grows because of it, and is not reported again.
 	explained := map[int]bool{}
