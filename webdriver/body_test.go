@@ -286,7 +286,7 @@ func TestBodyTimeoutSparesSlowCommands(t *testing.T) {
 	up := newFakeUpstream(t)
 	up.setHandler(func(w http.ResponseWriter, r *http.Request) {
 		select {
-		case <-time.After(time.Second):
+		case <-time.After(1500 * time.Millisecond):
 		case <-r.Context().Done():
 			return
 		}
@@ -295,8 +295,10 @@ func TestBodyTimeoutSparesSlowCommands(t *testing.T) {
 	})
 	srv := webdriver.NewServer(webdriver.Config{
 		Upstream: driver.Remote{URL: up.url},
-		// 62 bytes/s, steady: above a minimum rate of 20.
-		Guard: webdriver.Guard{MaxBody: 1 << 20, BodyTimeout: 200 * time.Millisecond, BodyMinRate: 20, Log: quietLog()},
+		// 62 bytes/s, steady: above a minimum rate of 20, and pauses of
+		// 80 ms, well within the timeout (a loaded machine once
+		// stretched one past 200 ms).
+		Guard: webdriver.Guard{MaxBody: 1 << 20, BodyTimeout: 500 * time.Millisecond, BodyMinRate: 20, Log: quietLog()},
 		Log:   quietLog(),
 	})
 	hs := httptest.NewServer(srv)
