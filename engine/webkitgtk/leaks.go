@@ -30,7 +30,10 @@ import (
 // node counts as an object of its class, not as detached DOM. The
 // event listeners of the window and document come from
 // DOM.getEventListenersForNode on the document. JSC keeps no allocation
-// stacks: createdFrom is null.
+// stacks: createdFrom is null. JavaScriptCore gives a cell its heap id
+// when a snapshot first sees it, and keeps it in later snapshots: a
+// snapshot at each iteration mark (MarkIteration) makes the ids a clock
+// of the iterations.
 
 // webkitLeaks is a leak check in one page, between leaks/start and stop.
 type webkitLeaks struct {
@@ -39,6 +42,9 @@ type webkitLeaks struct {
 	baseline *leaks.Summary
 	measured leaks.Entries // the collections measured at the start
 	before   []leaks.Listener
+	// marks are the highest heap ids of the snapshots taken where the
+	// client's iterations ended (MarkIteration).
+	marks []uint32
 }
 
 // StartLeaks collects garbage in the current page's VM, counts its event
@@ -129,8 +135,31 @@ func (l *webkitLeaks) Stop(ctx context.Context, iterations int) (wire.LeakReport
 	}
 	return leaks.Find(leaks.Input{
 		Baseline: l.baseline, Final: final, Iterations: iterations, Entries: sizes,
-		ListenersBefore: l.before, ListenersAfter: after, PageOnly: true,
+		ListenersBefore: l.before, ListenersAfter: after, PageOnly: true, Marks: l.marks,
 	})
+}
+
+// MarkIteration notes the end of an iteration: the highest heap id of a
+// snapshot taken now. A cell first seen by that snapshot gets an id above
+// the previous mark's, so a cell made in iteration i has an id above mark
+// i-1 and up to mark i (leaks.Input.Marks), and a structure the page
+// makes anew at each iteration is told from one that grows. Each mark
+// costs a snapshot (with the garbage collection before it).
+func (l *webkitLeaks) MarkIteration(ctx context.Context) error {
+	data, err := l.page.HeapSnapshot(ctx, "")
+	if err != nil {
+		return engine.Failed("leaks/iteration: taking a heap snapshot", err)
+	}
+	js, err := jscsnapshot.Read(strings.NewReader(data))
+	if err != nil {
+		return wire.Errorf(wire.UnknownError, "leaks/iteration: reading WebKit's heap snapshot: %v", err)
+	}
+	var top uint64
+	for i := range js.NodeCount() {
+		top = max(top, js.ID(i))
+	}
+	l.marks = append(l.marks, uint32(top))
+	return nil
 }
 
 // leakSnapshot takes a heap snapshot of the page's VM (which collects

@@ -93,3 +93,25 @@ func TestLeakCheckMarkedIterations(t *testing.T) {
 	assert.Equal(t, len(r.Leaks), 1, "%+v", r.Leaks)
 	assert.Equal(t, r.Leaks[0].PerIteration, int64(2))
 }
+
+// On WebKitGTK, where JavaScriptCore gives a cell its id when a snapshot
+// first sees it, the marks (a snapshot each) tell the iterations apart
+// too: the table made anew and the two kept renders are no leak at any
+// N, the objects kept at each iteration are.
+func TestLeakCheckMarkedIterationsWebKitGTK(t *testing.T) {
+	e := startWebKitGTK(t)
+	for _, n := range []int{3, 4, 5} {
+		for _, button := range []string{"#rebuild", "#double"} {
+			e.open(t, "churn.html")
+			r, err := wdclient.CheckLeaks(e.wd, func() error { e.clickRound(t, button); return nil }, n, 1)
+			assert.NilError(t, err, "%s N=%d: %+v", button, n, r.Leaks)
+		}
+		e.open(t, "churn.html")
+		r, err := wdclient.CheckLeaks(e.wd, func() error { e.clickRound(t, "#keep"); return nil }, n, 1)
+		var le *wdclient.LeakError
+		assert.Assert(t, errors.As(err, &le), "N=%d: %v", n, err)
+		assert.Equal(t, len(r.Leaks), 1, "N=%d: %+v", n, r.Leaks)
+		assert.Equal(t, r.Leaks[0].Kind+" "+r.Leaks[0].Name, "objects Kept")
+		assert.Equal(t, r.Leaks[0].PerIteration, int64(2))
+	}
+}
