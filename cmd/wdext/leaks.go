@@ -147,9 +147,9 @@ func cmpName(fn string) string {
 func byteSize(b int64) string {
 	switch {
 	case b >= 1<<20 || b <= -1<<20:
-		return fmt.Sprintf("%.1f MB", float64(b)/(1<<20))
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 	case b >= 1<<10 || b <= -1<<10:
-		return fmt.Sprintf("%.1f kB", float64(b)/(1<<10))
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", b)
 }
