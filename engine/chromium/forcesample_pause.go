@@ -156,7 +156,7 @@ func (e *Engine) pause(ctx context.Context, h *hold) (err error) {
 	if err := w.quick(func(ctx context.Context) error { return h.unskip(ctx, cached) }); err != nil {
 		return err
 	}
-	return h.pauseIn(ctx, w, paused, cached)
+	return h.pauseIn(ctx, w, paused)
 }
 
 // keep keeps the watch on a hold paused; when the isolate is held, pauses
@@ -235,9 +235,11 @@ func (h *hold) unskip(ctx context.Context, cached bool) error {
 }
 
 // pauseIn evaluates the debugger statement in the isolated world and
-// waits for the pause; a world cached from a document since replaced is
-// made anew, and the statement evaluated again.
-func (h *hold) pauseIn(ctx context.Context, w *watch, paused <-chan jsonv2.Value, cached bool) error {
+// waits for the pause; a world whose document was replaced since it was
+// made (a cached one, or one made just now on a page still committing its
+// first document: measured on a new session's data:, page) is made anew
+// once, and the statement evaluated again.
+func (h *hold) pauseIn(ctx context.Context, w *watch, paused <-chan jsonv2.Value) error {
 	s, d := h.is.session, h.dbg
 	h.resumed = make(chan error, 1)
 	h.ours = true
@@ -250,6 +252,7 @@ func (h *hold) pauseIn(ctx context.Context, w *watch, paused <-chan jsonv2.Value
 		}()
 	}
 	evaluate()
+	remade := false
 	timer := time.NewTimer(probeTimeout)
 	defer timer.Stop()
 	for {
@@ -258,9 +261,9 @@ func (h *hold) pauseIn(ctx context.Context, w *watch, paused <-chan jsonv2.Value
 			h.held = true
 			return nil
 		case err := <-h.resumed:
-			if err != nil && cached && w.fateErr() == nil {
+			if err != nil && !remade && w.fateErr() == nil {
 				// The document the world was made in is gone.
-				cached = false
+				remade = true
 				if err := w.quick(func(ctx context.Context) error { return d.createWorld(ctx, s, h.is) }); err != nil {
 					h.ours = false
 					return err
