@@ -12,7 +12,7 @@ func buildDiff(name string, before, after *CensusNode) treemap {
 	changes := leafChanges(before, after)
 	tm := buildTreemap(name, grewTree(changes))
 	tm.Diff = true
-	tm.BeforeBytes, tm.AfterBytes = byteSize(before.Bytes), byteSize(after.Bytes)
+	tm.BeforeBytes, tm.AfterBytes = ByteSize(before.Bytes), ByteSize(after.Bytes)
 	tm.Delta = signedBytes(after.Bytes - before.Bytes)
 	tm.Grew = after.Bytes > before.Bytes
 	tm.Rows, tm.MoreRows = diffRows(changes)
@@ -112,8 +112,8 @@ func diffRows(changes []*change) ([]censusRow, int) {
 			return rows, len(changes) - i
 		}
 		rows = append(rows, censusRow{Path: c.path,
-			Before: fmt.Sprintf("%s · %s", byteSize(c.b.Bytes), thousands(c.b.Count)),
-			After:  fmt.Sprintf("%s · %s", byteSize(c.a.Bytes), thousands(c.a.Count)),
+			Before: fmt.Sprintf("%s · %s", ByteSize(c.b.Bytes), thousands(c.b.Count)),
+			After:  fmt.Sprintf("%s · %s", ByteSize(c.a.Bytes), thousands(c.a.Count)),
 			Bytes:  signedBytes(c.dBytes), DCount: signed(c.dCount), Grew: c.dBytes > 0 || (c.dBytes == 0 && c.dCount > 0)})
 	}
 	return rows, 0

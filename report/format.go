@@ -52,27 +52,27 @@ func abs64(v int64) int64 {
 	return v
 }
 
-// byteSize formats bytes for people.
-func byteSize(b int64) string {
+// ByteSize formats bytes for people, in binary units (KiB, MiB).
+func ByteSize(b int64) string {
 	a := abs64(b)
 	switch {
 	case a >= 10<<20:
-		return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
+		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
 	case a >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(b)/(1<<20))
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 	case a >= 10<<10:
-		return fmt.Sprintf("%.0f kB", float64(b)/(1<<10))
+		return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
 	case a >= 1<<10:
-		return fmt.Sprintf("%.1f kB", float64(b)/(1<<10))
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", b)
 }
 
 func signedBytes(b int64) string {
 	if b > 0 {
-		return "+" + byteSize(b)
+		return "+" + ByteSize(b)
 	}
-	return byteSize(b)
+	return ByteSize(b)
 }
 
 func signed(n int64) string {

@@ -89,7 +89,7 @@ var kindHue = map[string]string{
 }
 
 func buildLeaks(name string, r wire.LeakReport) leaksView {
-	v := leaksView{Name: name, Iterations: r.Iterations, Before: byteSize(r.BytesBefore), After: byteSize(r.BytesAfter),
+	v := leaksView{Name: name, Iterations: r.Iterations, Before: ByteSize(r.BytesBefore), After: ByteSize(r.BytesAfter),
 		Growth: signedBytes(r.BytesAfter - r.BytesBefore), HeapGrew: r.BytesAfter > r.BytesBefore}
 	var count, bytes int64
 	for _, l := range r.Leaks {
@@ -124,7 +124,7 @@ func buildLeaks(name string, r wire.LeakReport) leaksView {
 		}
 		v.Groups = append(v.Groups, g)
 	}
-	v.TotalCount, v.TotalBytes = thousands(count), byteSize(bytes)
+	v.TotalCount, v.TotalBytes = thousands(count), ByteSize(bytes)
 	kinds := []string{wire.LeakObjects, wire.LeakDetachedDOM, wire.LeakCollection, wire.LeakEventListeners}
 	for _, k := range kinds {
 		v.KindsLegend = append(v.KindsLegend, legendItem{Fill: kindHue[k], Label: k})
@@ -178,7 +178,7 @@ func parseMeasurement(data []byte) (measurement, error) {
 }
 
 func buildMeasure(name string, m measurement) measureView {
-	v := measureView{Name: name, Total: byteSize(m.Bytes)}
+	v := measureView{Name: name, Total: ByteSize(m.Bytes)}
 	var most int64 = 1
 	for _, b := range m.Breakdown {
 		most = max(most, b.Bytes)
@@ -199,7 +199,7 @@ func buildMeasure(name string, m measurement) measureView {
 		}
 		types := append(append([]string(nil), b.Types...), b.UATypes...)
 		v.Bars = append(v.Bars, measureBar{Label: label, Scope: strings.Join(scopes, ", "), Types: strings.Join(types, ", "),
-			Bytes: byteSize(b.Bytes), Pct: 100 * float64(b.Bytes) / float64(most)})
+			Bytes: ByteSize(b.Bytes), Pct: 100 * float64(b.Bytes) / float64(most)})
 	}
 	sort.SliceStable(v.Bars, func(i, j int) bool { return v.Bars[i].Pct > v.Bars[j].Pct })
 	return v

@@ -196,8 +196,8 @@ func TestCensusDiff(t *testing.T) {
 	for _, r := range d.Rows {
 		paths = append(paths, r.Path+" "+r.Bytes)
 	}
-	assert.DeepEqual(t, paths, []string{"objects › Leaky +39 kB", "strings +31 kB", "other › array +29 kB",
-		"objects › Foo +16 kB", "objects › Array -3.1 kB", "objects › HTMLDivElement +3.1 kB"})
+	assert.DeepEqual(t, paths, []string{"objects › Leaky +39 KiB", "strings +31 KiB", "other › array +29 KiB",
+		"objects › Foo +16 KiB", "objects › Array -3.1 KiB", "objects › HTMLDivElement +3.1 KiB"})
 	assert.Assert(t, d.Grew)
 }
 

@@ -62,7 +62,7 @@ type censusRow struct {
 // in its shades (a zoomed-in group keeps its colour).
 func buildTreemap(name string, root *CensusNode, hue ...string) treemap {
 	tm := treemap{Name: name, Width: mapWidth, Height: mapHeight,
-		Count: thousands(root.Count), Bytes: byteSize(root.Bytes)}
+		Count: thousands(root.Count), Bytes: ByteSize(root.Bytes)}
 	if root.Bytes <= 0 {
 		tm.Empty = true
 		tm.Height = 0
@@ -76,14 +76,14 @@ func buildTreemap(name string, root *CensusNode, hue ...string) treemap {
 			for _, r := range leaves[i:] {
 				rest += r.Bytes
 			}
-			tm.MoreRows, tm.MoreBytes = len(leaves)-i, byteSize(rest)
+			tm.MoreRows, tm.MoreBytes = len(leaves)-i, ByteSize(rest)
 			break
 		}
 		share := 0.0
 		if root.Bytes > 0 {
 			share = 100 * float64(l.Bytes) / float64(root.Bytes)
 		}
-		tm.Rows = append(tm.Rows, censusRow{Path: l.Path, Count: thousands(l.Count), Bytes: byteSize(l.Bytes), Share: share})
+		tm.Rows = append(tm.Rows, censusRow{Path: l.Path, Count: thousands(l.Count), Bytes: ByteSize(l.Bytes), Share: share})
 	}
 	return tm
 }
@@ -125,11 +125,11 @@ func layoutNode(tm *treemap, n *CensusNode, r rect, depth int, total float64, hu
 		if depth == 0 && hue == "" {
 			h = groupHue(k.Name, i)
 		}
-		tip := fmt.Sprintf("%s: %s, %s items", k.Name, byteSize(k.Bytes), thousands(k.Count))
+		tip := fmt.Sprintf("%s: %s, %s items", k.Name, ByteSize(k.Bytes), thousands(k.Count))
 		if len(k.Children) > 0 && depth+1 < maxDepth && rc.w > 30 && rc.h > headerPx+12 {
 			tm.Cells = append(tm.Cells, cell{X: rc.x, Y: rc.y, W: rc.w, H: rc.h, Group: true, Name: k.Name,
 				Fill: fmt.Sprintf("hsl(%s,35%%,%d%%)", h, 88-6*depth), Tip: tip,
-				HeaderLabel: fit(fmt.Sprintf("%s  %s", k.Name, byteSize(k.Bytes)), rc.w-6), LabelY: rc.y + 12.5})
+				HeaderLabel: fit(fmt.Sprintf("%s  %s", k.Name, ByteSize(k.Bytes)), rc.w-6), LabelY: rc.y + 12.5})
 			inner := rect{rc.x + padPx, rc.y + headerPx, rc.w - 2*padPx, rc.h - headerPx - padPx}
 			layoutNode(tm, k, inner, depth+1, total, h)
 			continue
@@ -141,7 +141,7 @@ func layoutNode(tm *treemap, n *CensusNode, r rect, depth int, total float64, hu
 			c.LabelY = rc.y + 13
 		}
 		if rc.h >= 28 && c.Label != "" {
-			c.Sub = fit(fmt.Sprintf("%s · %s", byteSize(k.Bytes), thousands(k.Count)), rc.w-6)
+			c.Sub = fit(fmt.Sprintf("%s · %s", ByteSize(k.Bytes), thousands(k.Count)), rc.w-6)
 			c.SubY = rc.y + 26
 		}
 		tm.Cells = append(tm.Cells, c)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wdext/wdext/memory/heapsnapshot"
 	"github.com/wdext/wdext/memory/leaks"
+	"github.com/wdext/wdext/report"
 	"github.com/wdext/wdext/wire"
 )
 
@@ -113,17 +114,17 @@ func readSnapshot(path string) (*heapsnapshot.Snapshot, error) {
 // printLeaks writes a report for people.
 func printLeaks(w io.Writer, r wire.LeakReport) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%d iteration(s); heap %s before, %s after\n", r.Iterations, byteSize(r.BytesBefore), byteSize(r.BytesAfter))
+	fmt.Fprintf(bw, "%d iteration(s); heap %s before, %s after\n", r.Iterations, report.ByteSize(r.BytesBefore), report.ByteSize(r.BytesAfter))
 	if len(r.Leaks) == 0 {
 		fmt.Fprintln(bw, "no leaks")
 	}
 	for _, l := range r.Leaks {
 		fmt.Fprintf(bw, "\n%s %s: +%d (%d per iteration)", l.Kind, l.Name, l.CountDelta, l.PerIteration)
 		if l.BytesDelta != 0 {
-			fmt.Fprintf(bw, ", %s", byteSize(l.BytesDelta))
+			fmt.Fprintf(bw, ", %s", report.ByteSize(l.BytesDelta))
 		}
 		if l.RetainedBytes != 0 {
-			fmt.Fprintf(bw, ", retaining %s (%s per iteration)", byteSize(l.RetainedBytes), byteSize(l.RetainedPerIteration))
+			fmt.Fprintf(bw, ", retaining %s (%s per iteration)", report.ByteSize(l.RetainedBytes), report.ByteSize(l.RetainedPerIteration))
 		}
 		fmt.Fprintln(bw)
 		if l.CreatedFrom != nil {
@@ -142,14 +143,4 @@ func cmpName(fn string) string {
 		return "(anonymous)"
 	}
 	return fn
-}
-
-func byteSize(b int64) string {
-	switch {
-	case b >= 1<<20 || b <= -1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	case b >= 1<<10 || b <= -1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
 }
