@@ -59,8 +59,9 @@ func TestForceSampleBadPage(t *testing.T) {
 	}{
 		{"busy", func(t *testing.T, wd selenium.WebDriver) {
 			t.Cleanup(busy.Stop) // before the session's end
-			_, err := wd.ExecuteScript(busy.Script(10*time.Millisecond), nil)
+			_, err := wd.ExecuteScript(busy.Script(), nil)
 			assert.NilError(t, err)
+			busy.Go()
 			select {
 			case <-busy.Started():
 			case <-time.After(10 * time.Second):

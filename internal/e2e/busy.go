@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -20,17 +21,27 @@ const BusyPath = "/busy-go-on"
 // before the session ends.
 type BusyLoop struct {
 	started chan struct{}
+	letGo   chan struct{}
+	goOnce  sync.Once
 	stopped atomic.Bool
 	lastAsk atomic.Int64 // unix nanoseconds
 }
 
 // NewBusyLoop returns a loop not yet started.
-func NewBusyLoop() *BusyLoop { return &BusyLoop{started: make(chan struct{}, 1)} }
+func NewBusyLoop() *BusyLoop {
+	return &BusyLoop{started: make(chan struct{}, 1), letGo: make(chan struct{})}
+}
 
-// Script starts the loop after delay (a timer, so that the driver's
-// Execute Script returns first).
-func (b *BusyLoop) Script(delay time.Duration) string {
-	return fmt.Sprintf(`setTimeout(() => {
+// startQuery is the question the script asks before it loops.
+const startQuery = "start"
+
+// Script starts the loop once the test lets it (Go), which it does when
+// the driver's Execute Script has answered: chromedriver answers a script
+// only once the page is free again, so a loop begun before would hold the
+// answer for its whole minute (measured on a loaded machine: with a 10 ms
+// timer, the script's answer came after the loop had ended).
+func (b *BusyLoop) Script() string {
+	return fmt.Sprintf(`fetch(%q).then(() => {
 	const end = Date.now() + 60000;
 	for (let ask = 0; Date.now() < end; ) {
 		if (Date.now() < ask) continue;
@@ -40,11 +51,22 @@ func (b *BusyLoop) Script(delay time.Duration) string {
 		r.send();
 		if (r.responseText === "stop") break;
 	}
-}, %d)`, BusyPath, delay.Milliseconds())
+})`, BusyPath+"?"+startQuery, BusyPath)
 }
 
-// ServeHTTP answers the loop's question.
-func (b *BusyLoop) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+// Go lets the script's loop begin.
+func (b *BusyLoop) Go() { b.goOnce.Do(func() { close(b.letGo) }) }
+
+// ServeHTTP answers the loop's question, and the script's before it loops
+// once the test lets it go (Go).
+func (b *BusyLoop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.RawQuery == startQuery {
+		select {
+		case <-b.letGo:
+		case <-r.Context().Done():
+		}
+		return
+	}
 	b.lastAsk.Store(time.Now().UnixNano())
 	select {
 	case b.started <- struct{}{}:

@@ -110,9 +110,8 @@ func TestCommandsOnBadPages(t *testing.T) {
 	}{
 		{"busy", func(t *testing.T, s *rawSession) {
 			t.Cleanup(busy.Stop) // before the session's end
-			// Late enough that chromedriver is done with the script (on
-			// a loaded machine 10 ms was not).
-			s.script(t, busy.Script(300*time.Millisecond))
+			s.script(t, busy.Script())
+			busy.Go()
 			time.Sleep(time.Second)
 			// A prompt timeout; its message varies: "busy"; "blocked"
 			// where the command's first session to the page is attached
