@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -191,16 +192,26 @@ func (e *Engine) sampleIn(ctx context.Context, b *cdp.Browser, on cdproto.Sessio
 }
 
 // triggerFailed is the error of an isolate's trigger: none when it
-// worked, or when the target went away since it was found (no profilers
-// are left to sample there).
+// worked, or when the target went away since it was found, or the
+// document of the trigger's world was replaced while the isolate was
+// paused (no profilers are left to sample there, and the new document's
+// scripts have not run: measured on chromedriver's first data:, page,
+// which committed during a new session's first force).
 func triggerFailed(b *cdp.Browser, is isolate, err error) error {
 	switch k := stateOf(err); {
-	case err == nil, k == stateCrashed, k == stateGone:
+	case err == nil, k == stateCrashed, k == stateGone, contextGone(err):
 		return nil
 	case !keepSession(err):
 		b.Forget(is.target)
 	}
 	return err
+}
+
+// contextGone tells CDP's answer to an evaluation in an execution
+// context that no longer exists: its document was replaced.
+func contextGone(err error) bool {
+	var ce *cdp.Error
+	return errors.As(err, &ce) && strings.Contains(ce.Message, "Cannot find context with specified id")
 }
 
 // pagesOf maps each target to the page whose frame tree it is in (by
