@@ -175,16 +175,22 @@ func (c *comparison) retainedByOther(k int, owner map[int32]int) bool {
 	return true
 }
 
+// tree is the final heap's dominator tree over strong edges other than
+// the driver's, made when first needed.
+func (c *comparison) tree() *retained {
+	if c.r == nil {
+		c.r = dominators(c.f, c.p.notDriver(strongEdge))
+	}
+	return c.r
+}
+
 // retainedBy is the retained size of a set of the final heap's nodes
 // (see retained.of).
 func (c *comparison) retainedBy(members []int) int64 {
 	if len(members) == 0 {
 		return 0
 	}
-	if c.r == nil {
-		c.r = dominators(c.f, c.p.notDriver(strongEdge))
-	}
-	return c.r.of(members)
+	return c.tree().of(members)
 }
 
 // createdFrom is where the members were made: createdFrom of their own
@@ -198,9 +204,7 @@ func (c *comparison) createdFrom(members []int) *wire.LeakFrame {
 	if fr := createdFrom(c.f, members); fr != nil || len(members) == 0 {
 		return fr
 	}
-	if c.r == nil {
-		c.r = dominators(c.f, c.p.notDriver(strongEdge))
-	}
+	r := c.tree()
 	votes := map[wire.LeakFrame]int64{}
 	var traced int64
 	seen := map[int32]bool{}
@@ -212,7 +216,7 @@ func (c *comparison) createdFrom(members []int) *wire.LeakFrame {
 	for len(todo) > 0 && len(seen) < maxDominatedVisit {
 		x := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
-		for _, k := range c.r.dominated(x) {
+		for _, k := range r.dominated(x) {
 			if seen[k] || !c.isNew(int(k)) {
 				continue
 			}

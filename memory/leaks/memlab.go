@@ -21,9 +21,6 @@ import (
 //
 // Every other group of new objects, and the collections, go.
 func (c *comparison) memlabRules(objects, detached map[string][]int) {
-	if c.r == nil {
-		c.r = dominators(c.f, c.p.notDriver(strongEdge))
-	}
 	for name, members := range detached {
 		detached[name] = slices.DeleteFunc(members, func(m int) bool { return c.dominatedBy(m, "stateNode") })
 	}
@@ -41,7 +38,7 @@ func (c *comparison) memlabRules(objects, detached map[string][]int) {
 // dominatedBy tells whether node i's immediate dominator holds it by an
 // edge named name.
 func (c *comparison) dominatedBy(i int, name string) bool {
-	d := c.r.idom[i]
+	d := c.tree().idom[i]
 	if d < 0 {
 		return false
 	}
@@ -57,7 +54,7 @@ func (c *comparison) dominatedBy(i int, name string) bool {
 // that its own dominator holds by an edge named name (memlab's
 // isNodeDominatedByDeletionsArray: a fiber's deletions).
 func (c *comparison) dominatedByArray(i int, name string) bool {
-	d := c.r.idom[i]
+	d := c.tree().idom[i]
 	if d < 0 || c.f.Name(int(d)) != "Array" {
 		return false
 	}
