@@ -2,7 +2,7 @@
 # Installs what wdext's tests and demo need on a fresh Debian machine:
 # Chromium and chromedriver, WebKitWebDriver (webkit2gtk-driver), Xvfb,
 # Firefox ESR,
-# python3-selenium and jq (the README's examples), Java 17 (the Selenium
+# python3-selenium and jq (the README's examples), python3-pytest, Java 17 (the Selenium
 # Grid test) from Debian; from npm, wpt-runner (for its testharness.js)
 # into .cache/, the Node.js clients the client helpers are tested with
 # (selenium-webdriver, webdriverio, and clients/js itself) into
@@ -45,6 +45,8 @@ command -v firefox-esr >/dev/null 2>&1 || [ -x /usr/bin/firefox-esr ] || need+=(
 # Selenium's Python client, for the test that checks the extension
 # commands' parameter policy with it and for the README's Python example.
 /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)
+# pytest, for the leak-check plugin's test (clients/python/pytest_wdext.py).
+/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need+=(python3-pytest)
 # The README's curl examples read JSON with jq.
 command -v jq >/dev/null 2>&1 || need+=(jq)
 # Selenium Grid 4 (the Grid e2e test, cmd/wdext TestGrid) runs on Java.

@@ -59,11 +59,22 @@ func RequireNodeClients(t testing.TB) string {
 }
 
 // RunScript runs a test script (argv) that prints a line per check and
-// "N passed, N failed", from the repository's root with env added, in a
-// process group of its own that is killed when it is done, and fails the
-// test, with its output, unless it exits 0 with no check failed.
+// "N passed, N failed" (Run), and fails the test, with its output, unless
+// it exits 0 with no check failed.
 func RunScript(t testing.TB, env []string, argv ...string) string {
 	t.Helper()
+	out, err := Run(env, argv...)
+	if err != nil || !strings.Contains(out, " passed, 0 failed") {
+		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+	}
+	t.Logf("%s", out)
+	return out
+}
+
+// Run runs argv from the repository's root with env added, in a process
+// group of its own that is killed when it is done (or after 4 minutes),
+// and returns its output and how it ended.
+func Run(env []string, argv ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -75,9 +86,5 @@ func RunScript(t testing.TB, env []string, argv ...string) string {
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever it left
 	}
-	if err != nil || !strings.Contains(string(out), " passed, 0 failed") {
-		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
-	}
-	t.Logf("%s", out)
-	return string(out)
+	return string(out), err
 }
