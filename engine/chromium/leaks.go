@@ -134,11 +134,11 @@ func (l *leakTracking) sameWindow(ctx context.Context) error {
 }
 
 // finish checks that the target shows the document of the start,
-// reads the allocation clock (ticks.clock) for the iterations between
-// the start's answer and stopped, collects garbage,
-// takes the final snapshot with stopTrackingHeapObjects
-// (which stops the tracker and includes the allocation stacks), counts
-// event listeners again and compares it all with the baseline.
+// collects garbage, takes the final snapshot with stopTrackingHeapObjects
+// (which stops the tracker and includes the allocation stacks), reads the
+// allocation clock (ticks.clock) for the iterations between the start's
+// answer and stopped, counts event listeners again and compares it all
+// with the baseline.
 func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.Time) (wire.LeakReport, error) {
 	defer l.ticks.close()
 	e, ts := l.e, l.ts
@@ -156,7 +156,6 @@ func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.
 			return wire.Errorf(wire.UnsupportedOperation,
 				"leaks/stop: the %s navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop", l.t.Type)
 		}
-		clock = l.ticks.clock(ctx, l.began, stopped, iterations)
 		step = "collecting garbage"
 		if _, err := cdproto.Call(ctx, ts.s, heapprofiler.CollectGarbage, cdproto.Empty{}); err != nil {
 			return err
@@ -165,6 +164,9 @@ func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.
 		if final, err = streamSnapshot(ctx, ts, heapsnapshot.Read, func(ctx context.Context) error { return stopTracking(ctx, ts) }); err != nil {
 			return err
 		}
+		// Stopping sent an update first (V8 gives every object its id
+		// before the snapshot): the clock needs no wait for the next one.
+		clock = l.ticks.clock(ctx, l.began, stopped, iterations)
 		// After the snapshot, which gave every live object its heap
 		// object id (V8 assigns them lazily: a handler made since the
 		// last snapshot would have none yet).

@@ -152,6 +152,22 @@ func (s *Snapshot) Edges(i int) iter.Seq[Edge] {
 // EdgeOf returns edge number k of node i, counting as Edges yields them.
 func (s *Snapshot) EdgeOf(i, k int) Edge { return s.edge(int(s.firstEdge[i]) + k) }
 
+// EdgeRange returns the snapshot-wide numbers of node i's edges, lo up
+// to hi, in the order Edges yields them: what EdgeAt and EdgeTo take.
+func (s *Snapshot) EdgeRange(i int) (lo, hi int) {
+	if len(s.edgeType) == 0 {
+		return 0, 0 // ReadNodes kept none
+	}
+	return int(s.firstEdge[i]), int(s.firstEdge[i+1])
+}
+
+// EdgeAt returns the edge of snapshot-wide number e (see EdgeRange).
+func (s *Snapshot) EdgeAt(e int) Edge { return s.edge(e) }
+
+// EdgeTo returns the node that edge number e points to, without making
+// its Edge.
+func (s *Snapshot) EdgeTo(e int) int { return int(s.edgeTo[e]) }
+
 func (s *Snapshot) edge(e int) Edge {
 	t := s.edgeType[e]
 	ed := Edge{Type: s.edgeTypes[t], Index: -1, To: int(s.edgeTo[e])}

@@ -188,15 +188,21 @@ func collectionName(s *heapsnapshot.Snapshot, p *paths, i int, kind string) stri
 // allocated at its new address before, or nothing (docs/leaks.md, with
 // the measurements). Scattered stacks share no frame with a majority.
 func createdFrom(s *heapsnapshot.Snapshot, members []int) *wire.LeakFrame {
+	byTrace := map[uint32]int64{} // each stack is read once
+	for _, m := range members {
+		if id := s.TraceNodeID(m); id != 0 {
+			byTrace[id]++
+		}
+	}
 	votes := map[wire.LeakFrame]int64{}
 	var traced int64
-	for _, m := range members {
-		fr, has, ok := pageFrame(s, m)
+	for id, n := range byTrace {
+		fr, has, ok := traceFrame(s, id)
 		if has {
-			traced++
+			traced += n
 		}
 		if ok {
-			votes[fr]++
+			votes[fr] += n
 		}
 	}
 	return majority(votes, traced)
@@ -209,6 +215,12 @@ func pageFrame(s *heapsnapshot.Snapshot, i int) (fr wire.LeakFrame, has, ok bool
 	if id == 0 {
 		return fr, false, false
 	}
+	return traceFrame(s, id)
+}
+
+// traceFrame is the youngest page frame of the allocation stack of trace
+// node id (see pageFrame).
+func traceFrame(s *heapsnapshot.Snapshot, id uint32) (fr wire.LeakFrame, has, ok bool) {
 	stack, has := s.Stack(id)
 	k := slices.IndexFunc(stack, func(f wire.Frame) bool { return f.Source != "" })
 	if k < 0 {

@@ -51,7 +51,7 @@ func dominatorsCHK(s *heapsnapshot.Snapshot, follow edgeFilter) *retained {
 		return r
 	}
 	post, order := postorderCHK(s, follow) // order: nodes in postorder
-	preds := predecessors(s, follow, post)
+	preds := predecessors(s, followed(s, follow), post)
 	const undefined = -1
 	idom := make([]int32, len(order)) // by postorder number
 	for i := range idom {

@@ -63,6 +63,13 @@ func newDriver(s *heapsnapshot.Snapshot, globals []int) *driver {
 	return d
 }
 
+// not is follow without the driver's edges.
+func (d *driver) not(follow edgeFilter) edgeFilter {
+	return func(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool {
+		return follow(s, from, e) && !d.edge(s, from, e)
+	}
+}
+
 // edge tells an edge of the driver's, e leaving node from.
 func (d *driver) edge(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool {
 	switch e.Type {

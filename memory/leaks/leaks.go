@@ -76,10 +76,13 @@ func Find(in Input) (wire.LeakReport, error) {
 		return wire.LeakReport{}, fmt.Errorf("leaks: iterations must be at least 1, not %d", in.Iterations)
 	}
 	c := &comparison{in: in, f: in.Final, n: in.Iterations}
+	defer c.endTree()
 	// The retainer paths on another core, while this one groups the new
 	// objects and measures the collections, which needs no paths.
+	globals := globalObjects(c.f)
+	d := newDriver(c.f, globals)
 	var wg sync.WaitGroup
-	wg.Go(func() { c.p = retainers(c.f) })
+	wg.Go(func() { c.p = retainers(c.f, globals, d) })
 	rep := wire.LeakReport{
 		Iterations:  c.n,
 		BytesBefore: in.Baseline.bytes,
@@ -88,6 +91,9 @@ func Find(in Input) (wire.LeakReport, error) {
 	}
 	objects, detached := c.newObjects()
 	collections := c.grownCollections()
+	if len(objects)+len(detached)+len(collections) > 0 {
+		c.beginTree(d) // their retained sizes will be wanted
+	}
 	wg.Wait()
 	// What only the WebDriver machinery holds is not the page's.
 	keep := func(i int) bool { return !c.p.driverHeld(i) }
@@ -121,7 +127,10 @@ type comparison struct {
 	f  *heapsnapshot.Snapshot
 	n  int // iterations
 	p  *paths
-	r  *retained // computed when first needed
+	r  *retained // computed when first needed (tree)
+	// treeBegun, once beginTree made the tree on another goroutine,
+	// brings it to tree or endTree.
+	treeBegun chan *retained
 	// members are the nodes of each reported leak, in the verdict's
 	// order (for a collection, the collection; for listeners, their new
 	// handlers).
@@ -176,12 +185,29 @@ func (c *comparison) retainedByOther(k int, owner map[int32]int) bool {
 }
 
 // tree is the final heap's dominator tree over strong edges other than
-// the driver's, made when first needed.
+// the driver's, made when first needed or taken from beginTree.
 func (c *comparison) tree() *retained {
+	if c.r == nil && c.treeBegun != nil {
+		c.r, c.treeBegun = <-c.treeBegun, nil
+	}
 	if c.r == nil {
-		c.r = dominators(c.f, c.p.notDriver(strongEdge))
+		c.r = dominators(c.f, c.p.d.not(strongEdge))
 	}
 	return c.r
+}
+
+// beginTree makes the tree on another goroutine, beside the retainer
+// search (the driver's edges, d, are all it needs of it).
+func (c *comparison) beginTree(d *driver) {
+	c.treeBegun = make(chan *retained, 1)
+	go func(out chan<- *retained) { out <- dominators(c.f, d.not(strongEdge)) }(c.treeBegun) // owned by Find: tree or endTree takes it
+}
+
+// endTree waits for a tree that beginTree made and nothing took.
+func (c *comparison) endTree() {
+	if c.treeBegun != nil {
+		<-c.treeBegun
+	}
 }
 
 // retainedBy is the retained size of a set of the final heap's nodes

@@ -427,7 +427,7 @@ func TestLongPath(t *testing.T) {
 
 	// The last link's path, formatted.
 	s := build(t, f.g)
-	p := retainers(s)
+	p := retainers(s, globalObjects(s), newDriver(s, globalObjects(s)))
 	last := s.NodeCount() - 1
 	got := p.path(last)
 	// 32 nodes and their 31 edges, the gap, 32 edges and their nodes.

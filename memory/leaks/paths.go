@@ -39,23 +39,18 @@ type paths struct {
 	d            *driver
 }
 
-func retainers(s *heapsnapshot.Snapshot) *paths {
+// retainers searches s from its global objects (globalObjects), then
+// from V8's root, leaving out the driver's edges (d), then over them.
+func retainers(s *heapsnapshot.Snapshot, globals []int, d *driver) *paths {
 	n := s.NodeCount()
-	p := &paths{s: s, parent: make([]int32, n), edge: make([]int32, n), rank: make([]int32, n), order: make([]int32, 0, n)}
+	p := &paths{s: s, parent: make([]int32, n), edge: make([]int32, n), rank: make([]int32, n), order: make([]int32, 0, n), d: d}
 	for i := range n {
 		p.parent[i], p.rank[i] = -2, -1
 	}
-	var globals []int
-	for i := range n {
-		if isGlobal(s, i) {
-			globals = append(globals, i)
-		}
-	}
-	p.d = newDriver(s, globals)
-	p.bfs(globals, p.notDriver(pageEdge))
+	p.bfs(globals, d.not(pageEdge))
 	p.pageSearch = int32(len(p.order))
 	if n > 0 {
-		p.bfs([]int{0}, p.notDriver(strongEdge))
+		p.bfs([]int{0}, d.not(strongEdge))
 	}
 	p.driverSearch = int32(len(p.order))
 	p.driverReach()
@@ -79,11 +74,16 @@ func (p *paths) driverReach() {
 	p.search(head, strongEdge)
 }
 
-// notDriver is follow without the driver's edges.
-func (p *paths) notDriver(follow edgeFilter) edgeFilter {
-	return func(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool {
-		return follow(s, from, e) && !p.d.edge(s, from, e)
+// globalObjects lists the page's and the workers' global objects and
+// the page's proxy (see globalName).
+func globalObjects(s *heapsnapshot.Snapshot) []int {
+	var globals []int
+	for i := range s.NodeCount() {
+		if isGlobal(s, i) {
+			globals = append(globals, i)
+		}
 	}
+	return globals
 }
 
 // An edgeFilter tells the edges a search follows: e leaves node from.
@@ -106,7 +106,7 @@ func globalName(s *heapsnapshot.Snapshot, i int) string {
 		return name
 	}
 	for _, g := range globalClasses {
-		if strings.HasPrefix(name, g+" /") || strings.HasPrefix(name, g+" [") {
+		if rest, ok := strings.CutPrefix(name, g); ok && (strings.HasPrefix(rest, " /") || strings.HasPrefix(rest, " [")) {
 			return g
 		}
 	}

@@ -1,6 +1,11 @@
 package leaks
 
-import "github.com/wdext/wdext/memory/heapsnapshot"
+import (
+	"runtime"
+	"sync"
+
+	"github.com/wdext/wdext/memory/heapsnapshot"
+)
 
 // retained is a snapshot's dominator tree over the edges the page's
 // paths follow (strong ones, not the driver's), and the retained size of
@@ -55,8 +60,9 @@ func dominators(s *heapsnapshot.Snapshot, follow edgeFilter) *retained {
 	if n == 0 {
 		return r
 	}
-	pre, order, parent := preorder(s, follow) // numbers; nodes by number; DFS parents by number
-	preds := predecessors(s, follow, pre)
+	taken := followed(s, follow)
+	pre, order, parent := preorder(s, taken) // numbers; nodes by number; DFS parents by number
+	preds := predecessors(s, taken, pre)
 	m := len(order)
 	semi, label, ancestor := make([]int32, m), make([]int32, m), make([]int32, m)
 	for v := range m {
@@ -109,36 +115,63 @@ func dominators(s *heapsnapshot.Snapshot, follow edgeFilter) *retained {
 	return r
 }
 
-// preorder numbers the nodes reached from the root in depth-first
-// preorder: pre[i] is node i's number (-1 when unreached), order the
-// nodes by it, parent each number's depth-first parent (-1 for the root).
-func preorder(s *heapsnapshot.Snapshot, follow edgeFilter) (pre, order, parent []int32) {
-	pre = make([]int32, s.NodeCount())
+// followed tells, by snapshot-wide edge number (EdgeRange), the edges
+// follow takes: the filter runs once an edge, on every core, for the
+// searches that walk the edges again and again.
+func followed(s *heapsnapshot.Snapshot, follow edgeFilter) []bool {
+	n := s.NodeCount()
+	taken := make([]bool, s.TotalEdges())
+	parts := min(runtime.GOMAXPROCS(0), max(1, n/minNodesPerPart))
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { // owned here: waited for below
+			for i := k * n / parts; i < (k+1)*n/parts; i++ {
+				lo, hi := s.EdgeRange(i)
+				for e := lo; e < hi; e++ {
+					taken[e] = follow(s, i, s.EdgeAt(e))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return taken
+}
+
+// minNodesPerPart is the fewest nodes worth a goroutine of followed.
+const minNodesPerPart = 1 << 14
+
+// preorder numbers the nodes reached from the root over the taken edges
+// in depth-first preorder: pre[i] is node i's number (-1 when
+// unreached), order the nodes by it, parent each number's depth-first
+// parent (-1 for the root).
+func preorder(s *heapsnapshot.Snapshot, taken []bool) (pre, order, parent []int32) {
+	n := s.NodeCount()
+	pre, order, parent = make([]int32, n), make([]int32, 0, n), make([]int32, 0, n)
 	for i := range pre {
 		pre[i] = -1
 	}
 	type frame struct {
-		node int32
-		next int // edge number
+		node     int32
+		next, hi int // edge numbers
 	}
-	visit := func(i, from int32) {
+	visit := func(i, from int32) frame {
 		pre[i] = int32(len(order))
 		order = append(order, i)
 		parent = append(parent, from)
+		lo, hi := s.EdgeRange(int(i))
+		return frame{i, lo, hi}
 	}
-	visit(0, -1)
-	stack := []frame{{0, 0}}
+	stack := []frame{visit(0, -1)}
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
-		if top.next == s.EdgeCount(int(top.node)) {
+		if top.next == top.hi {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		e := s.EdgeOf(int(top.node), top.next)
+		e := top.next
 		top.next++
-		if pre[e.To] < 0 && follow(s, int(top.node), e) {
-			visit(int32(e.To), pre[top.node])
-			stack = append(stack, frame{int32(e.To), 0})
+		if to := s.EdgeTo(e); pre[to] < 0 && taken[e] {
+			stack = append(stack, visit(int32(to), pre[top.node]))
 		}
 	}
 	return pre, order, parent
@@ -152,9 +185,9 @@ type predList struct {
 
 func (p predList) of(b int32) []int32 { return p.list[p.first[b]:p.first[b+1]] }
 
-// predecessors lists each numbered node's predecessors (num: the nodes'
-// numbers, -1 for those left out), by number.
-func predecessors(s *heapsnapshot.Snapshot, follow edgeFilter, num []int32) predList {
+// predecessors lists each numbered node's predecessors over the taken
+// edges (num: the nodes' numbers, -1 for those left out), by number.
+func predecessors(s *heapsnapshot.Snapshot, taken []bool, num []int32) predList {
 	var m int32
 	for _, x := range num {
 		m = max(m, x+1)
@@ -165,9 +198,10 @@ func predecessors(s *heapsnapshot.Snapshot, follow edgeFilter, num []int32) pred
 			if num[i] < 0 {
 				continue
 			}
-			for e := range s.Edges(i) {
-				if num[e.To] >= 0 && follow(s, i, e) {
-					f(num[i], num[e.To])
+			lo, hi := s.EdgeRange(i)
+			for e := lo; e < hi; e++ {
+				if to := num[s.EdgeTo(e)]; to >= 0 && taken[e] {
+					f(num[i], to)
 				}
 			}
 		}
