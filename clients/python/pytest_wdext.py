@@ -74,7 +74,17 @@ def _options(mark):
         if k not in opts:
             pytest.fail(f"@pytest.mark.{MARKER} has no option {k!r} (it takes iterations and warmup)", pytrace=False)
         opts[k] = v
+    if not isinstance(opts["iterations"], int) or opts["iterations"] < 1 or not isinstance(opts["warmup"], int) or opts["warmup"] < 0:
+        pytest.fail(f"@pytest.mark.{MARKER} needs iterations >= 1 and warmup >= 0, not {opts['iterations']!r} and {opts['warmup']!r}", pytrace=False)
     return opts
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Checks a marked test's marker before its fixtures open a browser."""
+    mark = item.get_closest_marker(MARKER)
+    if mark is not None:
+        _options(mark)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -60,7 +60,7 @@ func TestClientPytest(t *testing.T) {
 	out, err := e2e.Run([]string{"WDEXT_URL=" + s.url, "WDEXT_PAGE=" + page, "PYTHONPATH=clients/python"},
 		"/usr/bin/python3", "-m", "pytest", "-p", "no:cacheprovider", "-q", "testdata/pytest", "--junitxml", junit)
 	t.Logf("%s", out)
-	// The bad marker's test fails, so pytest exits 1.
+	// The bad markers' tests fail at setup, before a session, so pytest exits 1.
 	var exit *exec.ExitError
 	assert.Assert(t, errors.As(err, &exit) && exit.ExitCode() == 1, "pytest: %v", err)
 	cases := junitCases(t, junit)
@@ -68,7 +68,8 @@ func TestClientPytest(t *testing.T) {
 		"test_marked_render_does_not_leak": "passed",
 		"test_marked_leak_fails":           "skipped", // junit's word for an xfail
 		"test_fixture":                     "passed",
-		"test_bad_marker":                  "failure: @pytest.mark.leak_check has no option 'repeat' (it takes iterations and warmup)",
+		"test_bad_marker":                  `error: failed on setup with "@pytest.mark.leak_check has no option 'repeat' (it takes iterations and warmup)"`,
+		"test_bad_iterations":              `error: failed on setup with "@pytest.mark.leak_check needs iterations >= 1 and warmup >= 0, not 0 and 1"`,
 	})
 	s.signalAndWait(t, syscall.SIGTERM)
 	assert.Assert(t, strings.Contains(s.log(), `msg="shutting down" sessions=0`), "the tests left sessions open:\n%s", s.log())
@@ -88,6 +89,9 @@ func junitCases(t *testing.T, path string) map[string]string {
 			Failure *struct {
 				Message string `xml:"message,attr"`
 			} `xml:"failure"`
+			Error *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"error"`
 			Skipped *struct{} `xml:"skipped"`
 		} `xml:"testsuite>testcase"`
 	}
@@ -99,6 +103,8 @@ func junitCases(t *testing.T, path string) map[string]string {
 		switch {
 		case c.Failure != nil:
 			got[c.Name] = "failure: " + c.Failure.Message
+		case c.Error != nil:
+			got[c.Name] = "error: " + c.Error.Message
 		case c.Skipped != nil:
 			got[c.Name] = "skipped"
 		default:
