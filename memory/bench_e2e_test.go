@@ -39,12 +39,6 @@ func selfMeasure(b *testing.B, wd selenium.WebDriver) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // BenchmarkMeasureMemory prints, from one run on a cross-origin-isolated
 // page with a same-origin iframe, a cross-site (out-of-process) iframe and
 // a dedicated worker:
@@ -86,12 +80,12 @@ func BenchmarkMeasureMemory(b *testing.B) {
 		}
 	}
 	b.ReportMetric(ms(unaided), "unaided-ms")
-	b.ReportMetric(ms(median(api)), "api-median-ms")
+	b.ReportMetric(ms(e2e.Median(api)), "api-median-ms")
 	b.ReportMetric(ms(slices.Max(api)), "api-max-ms")
-	b.ReportMetric(ms(median(engine)), "engine-median-ms")
+	b.ReportMetric(ms(e2e.Median(engine)), "engine-median-ms")
 	b.ReportMetric(ms(slices.Max(engine)), "engine-max-ms")
 	b.Logf("unaided page call %v; through wdext over %d calls: api median %v (max %v), engine median %v (max %v)",
-		unaided, len(api), median(api), slices.Max(api), median(engine), slices.Max(engine))
+		unaided, len(api), e2e.Median(api), slices.Max(api), e2e.Median(engine), slices.Max(engine))
 }
 
 // BenchmarkMeasureMemoryEagerFlag is the alternative wdext did not take:
@@ -115,6 +109,6 @@ func BenchmarkMeasureMemoryEagerFlag(b *testing.B) {
 		}
 		eager = append(eager, d)
 	}
-	b.ReportMetric(ms(median(eager)), "eager-median-ms")
+	b.ReportMetric(ms(e2e.Median(eager)), "eager-median-ms")
 	b.ReportMetric(ms(slices.Max(eager)), "eager-max-ms")
 }

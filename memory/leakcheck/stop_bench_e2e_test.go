@@ -3,7 +3,6 @@ package leakcheck_test
 import (
 	"context"
 	"net/http"
-	"slices"
 	"testing"
 	"time"
 
@@ -57,14 +56,8 @@ func BenchmarkLeakStop(b *testing.B) {
 		snapshot()
 		snaps = append(snaps, time.Since(t0))
 	}
-	stop, snap := medianOf(stops), medianOf(snaps)
+	stop, snap := e2e.Median(stops), e2e.Median(snaps)
 	b.ReportMetric(float64(stop.Microseconds())/1000, "stop-ms")
 	b.ReportMetric(float64(snap.Microseconds())/1000, "snapshot-ms")
 	b.ReportMetric(float64(stop)/float64(snap), "stop/snapshot")
-}
-
-func medianOf(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
