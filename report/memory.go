@@ -86,6 +86,7 @@ var kindHue = map[string]string{
 	wire.LeakDetachedDOM:    "hsl(280,45%,62%)",
 	wire.LeakCollection:     "hsl(35,80%,55%)",
 	wire.LeakEventListeners: "hsl(200,60%,55%)",
+	wire.LeakTimers:         "hsl(140,45%,50%)",
 }
 
 func buildLeaks(name string, r wire.LeakReport) leaksView {
@@ -125,7 +126,7 @@ func buildLeaks(name string, r wire.LeakReport) leaksView {
 		v.Groups = append(v.Groups, g)
 	}
 	v.TotalCount, v.TotalBytes = thousands(count), ByteSize(bytes)
-	kinds := []string{wire.LeakObjects, wire.LeakDetachedDOM, wire.LeakCollection, wire.LeakEventListeners}
+	kinds := []string{wire.LeakObjects, wire.LeakDetachedDOM, wire.LeakCollection, wire.LeakEventListeners, wire.LeakTimers}
 	for _, k := range kinds {
 		v.KindsLegend = append(v.KindsLegend, legendItem{Fill: kindHue[k], Label: k})
 	}

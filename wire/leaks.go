@@ -15,6 +15,7 @@ const (
 	LeakDetachedDOM    = "detached-dom"
 	LeakCollection     = "collection"
 	LeakEventListeners = "event-listeners"
+	LeakTimers         = "timers"
 )
 
 // LeakStartArgs are the parameters of leaks/start.
@@ -63,7 +64,7 @@ type AllLeaks struct {
 
 // Leak is one group of things that grew at every iteration.
 type Leak struct {
-	Kind string `json:"kind"` // LeakObjects, LeakDetachedDOM, LeakCollection or LeakEventListeners
+	Kind string `json:"kind"` // LeakObjects, LeakDetachedDOM, LeakCollection, LeakEventListeners or LeakTimers
 	// Name names the group: a class ("Foo"), a detached node
 	// ("HTMLDivElement div.dialog"), a collection ("Window.cache (Map)"),
 	// an event target and type ("Window resize").

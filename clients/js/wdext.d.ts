@@ -29,7 +29,7 @@ export interface CheckLeaksOptions { iterations?: number; warmup?: number }
 
 export interface LeakFrame { functionName: string; url: string; line: number; column: number }
 export interface Leak {
-  kind: 'objects' | 'detached-dom' | 'collection' | 'event-listeners'
+  kind: 'objects' | 'detached-dom' | 'collection' | 'event-listeners' | 'timers'
   name: string
   countDelta: number
   perIteration: number

@@ -2,6 +2,7 @@ package leakcheck_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,5 +66,30 @@ func TestLeakCheckDriverHeld(t *testing.T) {
 			assert.Equal(t, f.FunctionName, "keep")
 			assert.Assert(t, strings.HasSuffix(f.URL, "/leaks/driver.html"), f.URL)
 		}
+	}
+}
+
+// A timer a click sets and no one clears is one group, by its callback,
+// that retains what the callback's closure holds (40,000 doubles), with
+// a path through Blink's timer to the callback; the array is the
+// timer's, not a group of its own.
+func TestLeakCheckTimers(t *testing.T) {
+	e := start(t)
+	for _, n := range []int{3, 5} {
+		r, err := e.checkClicks(t, "#timer", n)
+		var le *wdclient.LeakError
+		assert.Assert(t, errors.As(err, &le), "%v", err)
+		assert.Equal(t, len(r.Leaks), 1, "%+v", r.Leaks)
+		l := r.Leaks[0]
+		assert.Equal(t, l.Kind+" "+l.Name, "timers poll()")
+		assert.Equal(t, l.PerIteration, int64(1))
+		t.Logf("n=%d retained %d per iteration %d, path %q", n, l.RetainedBytes, l.RetainedPerIteration, l.RetainerPath)
+		assert.Assert(t, l.RetainedPerIteration >= 320000 && l.RetainedPerIteration < 352000, "%d", l.RetainedPerIteration)
+		assert.Equal(t, l.RetainerPath[0], "Window")
+		assert.DeepEqual(t, l.RetainerPath[len(l.RetainerPath)-1], "poll()")
+		assert.Assert(t, slices.Contains(l.RetainerPath, "DOMTimer"), "%q", l.RetainerPath)
+		// The array is in V8's large-object space, which never moves, so
+		// its stack survives the element commands (docs/leaks.md).
+		assert.Assert(t, l.CreatedFrom != nil && l.CreatedFrom.FunctionName == "startPolling", "%+v", l.CreatedFrom)
 	}
 }

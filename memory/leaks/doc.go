@@ -21,7 +21,9 @@
 //     wrapper and selector ("HTMLDivElement div.dialog"); "collection", an
 //     Array, Map, Set or plain Object present at both ends whose entries
 //     grew, named by its holder ("Window.cache (Map)"); "event-listeners",
-//     the engine's counts by target and type ("Window resize").
+//     the engine's counts by target and type ("Window resize"); "timers",
+//     Blink's pending timers counted by callback ("poll()": see
+//     timerLeaks).
 //   - What only the WebDriver machinery holds (V8's "DevTools console"
 //     global handles, chromedriver's ret_nodes, se_exportedFunctionSymbol
 //     and cdc_ globals) is never a leak: see driver. A WeakMap's value is
@@ -32,7 +34,7 @@
 //     (see clusters).
 //   - A new detached node inside another is its root's (detachedRoot),
 //     and a group whose every member another group's members dominate is
-//     that group's leak (withoutRetained; listener groups stay).
+//     that group's leak (withoutRetained; listener and timer groups stay).
 //   - fuite's rule: a group is reported only when it grew by at least N
 //     and by a multiple of N, so one-time initialisation, caches
 //     overwritten in place and garbage never appear. perIteration is

@@ -115,6 +115,9 @@ func Find(in Input) (wire.LeakReport, error) {
 	rep.Leaks = c.groupLeaks(rep.Leaks, wire.LeakDetachedDOM, detached, explained)
 	rep.Leaks = c.collectionLeaks(rep.Leaks, collections, explained)
 	rep.Leaks = c.listenerLeaks(rep.Leaks)
+	if !in.MemlabRules {
+		rep.Leaks = c.timerLeaks(rep.Leaks)
+	}
 	rep.Leaks = c.withoutRetained(rep.Leaks)
 	Sort(rep.Leaks)
 	return rep, nil
@@ -155,8 +158,9 @@ func (c *comparison) withoutRetained(leaks []wire.Leak) []wire.Leak {
 	}
 	out := leaks[:0]
 	for k, l := range leaks {
-		// Listeners are the engine's count, whatever holds their handlers.
-		if l.Kind == wire.LeakEventListeners || !c.retainedByOther(k, owner) {
+		// Listeners and timers are the engine's count, whatever holds
+		// their handlers.
+		if l.Kind == wire.LeakEventListeners || l.Kind == wire.LeakTimers || !c.retainedByOther(k, owner) {
 			out = append(out, l)
 		}
 	}
@@ -458,10 +462,10 @@ func (c *comparison) newEntries(i int) []int {
 }
 
 // kindOrder is the order of kinds in a report.
-var kindOrder = []string{wire.LeakObjects, wire.LeakDetachedDOM, wire.LeakCollection, wire.LeakEventListeners}
+var kindOrder = []string{wire.LeakObjects, wire.LeakDetachedDOM, wire.LeakCollection, wire.LeakEventListeners, wire.LeakTimers}
 
 // Sort orders leaks by kind (objects, detached DOM, collections, event
-// listeners), then by bytes and count, largest first, then by name.
+// listeners, timers), then by bytes and count, largest first, then by name.
 func Sort(l []wire.Leak) {
 	slices.SortFunc(l, func(a, b wire.Leak) int {
 		return cmp.Or(

@@ -11,7 +11,7 @@ import (
 
 // A Summary is what a leak check keeps of a snapshot it compares the
 // final one with (the baseline, memlab's target): the heap object ids,
-// the sizes of the collections and the total size, a small part of the
+// the sizes of the collections, the timers and the total size, a small part of the
 // snapshot (4 bytes a node at most), so that the snapshot itself can go.
 type Summary struct {
 	// The ids: a bitmap (bit id set) when they are dense enough for it to
@@ -22,7 +22,8 @@ type Summary struct {
 	ids         []uint32  // sorted
 	collections []counted // sorted by id
 	bytes       int64
-	maxID       uint32 // the highest heap object id
+	maxID       uint32         // the highest heap object id
+	timers      map[string]int // Blink's timers by name (timerName)
 }
 
 // counted is a collection's size in a summary.
@@ -58,7 +59,10 @@ func SummarizeEntries(s *heapsnapshot.Snapshot, sizes Entries) *Summary {
 		parts[0].summarize(s, sizes, 0, n)
 	}
 	wg.Wait()
-	m := &Summary{bytes: parts[0].bytes + parts[1].bytes, collections: slices.Concat(slices.Concat(parts[0].collections, parts[1].collections)...)}
+	m := &Summary{bytes: parts[0].bytes + parts[1].bytes, collections: slices.Concat(slices.Concat(parts[0].collections, parts[1].collections)...), timers: parts[0].timers}
+	for name, k := range parts[1].timers {
+		m.timers[name] += k
+	}
 	maxID := max(parts[0].maxID, parts[1].maxID)
 	m.maxID = maxID
 	if m.dense = uint64(maxID) < 32*uint64(n); m.dense {
@@ -91,12 +95,17 @@ type summaryPart struct {
 	// The collections, in blocks of a fixed size: there can be millions
 	// ("Object" is one), and one slice would be copied as it grows.
 	collections [][]counted
+	timers      map[string]int
 }
 
 func (p *summaryPart) summarize(s *heapsnapshot.Snapshot, sizes Entries, lo, hi int) {
+	p.timers = map[string]int{}
 	for i := lo; i < hi; i++ {
 		p.maxID = max(p.maxID, s.ID(i))
 		p.bytes += s.SelfSize(i)
+		if isTimer(s, i) {
+			p.timers[timerName(s, i)]++
+		}
 		if kind, ok := collectionKind(s, i); ok {
 			c, b := entries(s, i, kind)
 			if n, ok := sizes[s.ID(i)]; ok {
