@@ -1,7 +1,6 @@
 package leaks
 
 import (
-	"maps"
 	"strings"
 
 	"github.com/wdext/wdext/memory/heapsnapshot"
@@ -28,19 +27,21 @@ import (
 //     → "system / PropertyCell" → "value (internal)"): those edges are
 //     the driver's too when only the driver's names hold the value.
 type driver struct {
-	stores map[int]bool // the global objects' property stores and their cells
+	stores []bool       // by node: the global objects' property stores and their cells (asked of every edge)
 	held   map[int]bool // values of the driver's globals that no other global names
 }
 
 // newDriver finds the driver's globals among the global objects'.
 func newDriver(s *heapsnapshot.Snapshot, globals []int) *driver {
-	d := &driver{stores: map[int]bool{}, held: map[int]bool{}}
+	d := &driver{stores: make([]bool, s.NodeCount()), held: map[int]bool{}}
 	page := map[int]bool{}
+	var stores []int
 	for _, g := range globals {
 		for e := range s.Edges(g) {
 			switch {
 			case e.Type == "internal" && e.Name == "properties":
 				d.stores[e.To] = true
+				stores = append(stores, e.To)
 			case e.Type == "property" && driverProperty(s, g, e.Name):
 				d.held[e.To] = true
 			case e.Type == "property":
@@ -51,15 +52,13 @@ func newDriver(s *heapsnapshot.Snapshot, globals []int) *driver {
 	for i := range page {
 		delete(d.held, i)
 	}
-	cells := map[int]bool{}
-	for store := range d.stores {
+	for _, store := range stores {
 		for e := range s.Edges(store) {
 			if s.Name(e.To) == "system / PropertyCell" {
-				cells[e.To] = true
+				d.stores[e.To] = true
 			}
 		}
 	}
-	maps.Copy(d.stores, cells)
 	return d
 }
 
