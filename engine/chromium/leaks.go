@@ -134,7 +134,7 @@ func (l *leakTracking) sameWindow(ctx context.Context) error {
 }
 
 // finish checks that the target shows the document of the start,
-// collects garbage, takes the final snapshot with stopTrackingHeapObjects
+// takes the final snapshot with stopTrackingHeapObjects
 // (which stops the tracker and includes the allocation stacks), reads the
 // allocation clock (ticks.clock) for the iterations between the start's
 // answer and stopped, counts event listeners again and compares it all
@@ -156,10 +156,9 @@ func (l *leakTracking) finish(ctx context.Context, iterations int, stopped time.
 			return wire.Errorf(wire.UnsupportedOperation,
 				"leaks/stop: the %s navigated or reloaded since leaks/start, so the baseline heap is gone: run leaks/start again on the page, then the iterations, then leaks/stop", l.t.Type)
 		}
-		step = "collecting garbage"
-		if _, err := cdproto.Call(ctx, ts.s, heapprofiler.CollectGarbage, cdproto.Empty{}); err != nil {
-			return err
-		}
+		// V8 collects all it can before it snapshots (HeapSnapshotGenerator
+		// calls CollectAllAvailableGarbage), as HeapProfiler.collectGarbage
+		// would: no collection of our own first.
 		step = "taking the final heap snapshot"
 		if final, err = streamSnapshot(ctx, ts, heapsnapshot.Read, func(ctx context.Context) error { return stopTracking(ctx, ts) }); err != nil {
 			return err
