@@ -67,7 +67,8 @@ type Leak struct {
 	Kind string `json:"kind"` // LeakObjects, LeakDetachedDOM, LeakCollection, LeakEventListeners or LeakTimers
 	// Name names the group: a class ("Foo"), a detached node
 	// ("HTMLDivElement div.dialog"), a collection ("Window.cache (Map)"),
-	// an event target and type ("Window resize").
+	// an event target and type ("Window resize"), a timer's callback
+	// ("poll()").
 	Name         string `json:"name"`
 	CountDelta   int64  `json:"countDelta"`
 	PerIteration int64  `json:"perIteration"`
