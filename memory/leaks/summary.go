@@ -11,8 +11,9 @@ import (
 
 // A Summary is what a leak check keeps of a snapshot it compares the
 // final one with (the baseline, memlab's target): the heap object ids,
-// the sizes of the collections, the timers and the total size, a small part of the
-// snapshot (4 bytes a node at most), so that the snapshot itself can go.
+// the sizes of the collections, the timers and the total size, a small
+// part of the snapshot (4 bytes a node at most), so that the snapshot
+// itself can go.
 type Summary struct {
 	// The ids: a bitmap (bit id set) when they are dense enough for it to
 	// be the smaller, as V8's are (about 3 per node, 0.4 bytes a node),
@@ -104,7 +105,8 @@ func (p *summaryPart) summarize(s *heapsnapshot.Snapshot, sizes Entries, lo, hi 
 		p.maxID = max(p.maxID, s.ID(i))
 		p.bytes += s.SelfSize(i)
 		if isTimer(s, i) {
-			p.timers[timerName(s, i)]++
+			name, _ := timerName(s, i)
+			p.timers[name]++
 		}
 		if kind, ok := collectionKind(s, i); ok {
 			c, b := entries(s, i, kind)

@@ -1,7 +1,6 @@
 package leaks
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/wdext/wdext/memory/heapsnapshot"
@@ -47,16 +46,18 @@ func timerCallback(s *heapsnapshot.Snapshot, i int) (nodes, edges []int, ok bool
 }
 
 // timerName names a timer by its callback: "tick()", "(anonymous)()",
-// or "(code)" for a string handler.
-func timerName(s *heapsnapshot.Snapshot, i int) string {
+// or "(code)" for a string handler; callback is the closure's node, -1
+// for a string.
+func timerName(s *heapsnapshot.Snapshot, i int) (name string, callback int) {
 	nodes, _, ok := timerCallback(s, i)
-	switch {
-	case !ok:
-		return "(code)"
-	case s.Name(nodes[len(nodes)-1]) == "":
-		return "(anonymous)()"
+	if !ok {
+		return "(code)", -1
 	}
-	return s.Name(nodes[len(nodes)-1]) + "()"
+	callback = nodes[len(nodes)-1]
+	if s.Name(callback) == "" {
+		return "(anonymous)()", callback
+	}
+	return s.Name(callback) + "()", callback
 }
 
 // timerLeaks appends to leaks the timers whose number grew, by callback:
@@ -74,21 +75,25 @@ func (c *comparison) timerLeaks(leaks []wire.Leak) []wire.Leak {
 	for name, n := range c.in.Baseline.timers {
 		count[name] = -n
 	}
-	all := map[string][]int{}
+	// By name, the timers whose callback is a new closure, then the others.
+	fresh, old := map[string][]int{}, map[string][]int{}
 	for i := range c.f.NodeCount() {
-		if isTimer(c.f, i) {
-			name := timerName(c.f, i)
-			count[name]++
-			all[name] = append(all[name], i)
+		if !isTimer(c.f, i) {
+			continue
+		}
+		name, callback := timerName(c.f, i)
+		count[name]++
+		if callback >= 0 && c.isNew(callback) {
+			fresh[name] = append(fresh[name], i)
+		} else {
+			old[name] = append(old[name], i)
 		}
 	}
 	for name, delta := range count {
 		if !c.grows(int64(delta)) {
 			continue
 		}
-		ms := all[name]
-		slices.SortStableFunc(ms, func(a, b int) int { return cmp.Compare(c.newCallback(b), c.newCallback(a)) })
-		ms = ms[:delta]
+		ms := slices.Concat(fresh[name], old[name])[:delta]
 		kept := c.retainedBy(ms)
 		c.members = append(c.members, ms)
 		leaks = append(leaks, wire.Leak{
@@ -110,14 +115,4 @@ func (c *comparison) timerPath(i int) []string {
 		path = append(path, edgeLabel(c.f.EdgeAt(edges[k])), displayName(c.f, x))
 	}
 	return path
-}
-
-// newCallback is 1 for a timer whose callback is a closure the baseline
-// lacks, else 0.
-func (c *comparison) newCallback(timer int) int {
-	nodes, _, ok := timerCallback(c.f, timer)
-	if ok && c.isNew(nodes[len(nodes)-1]) {
-		return 1
-	}
-	return 0
 }
