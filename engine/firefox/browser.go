@@ -67,7 +67,7 @@ const launchProfile = `cd "$TMPDIR" && mkdir profile && printf '%s' "$WDEXT_FIRE
 func startBrowser(ctx context.Context, o options, start time.Duration, stderr io.Writer) (*browser, error) {
 	ctx, cancel := context.WithTimeout(ctx, start)
 	defer cancel()
-	args := []string{"-c", launchProfile, o.binary, "-marionette", "-remote-debugging-port", "0", "-profile", "profile", "-no-remote"}
+	args := []string{"-c", launchProfile, o.binary, "-marionette", "-remote-allow-system-access", "-remote-debugging-port", "0", "-profile", "profile", "-no-remote"}
 	if !hasArg(o.args, "headless") {
 		args = append(args, "-headless")
 	}

@@ -1,11 +1,15 @@
 package firefox
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"time"
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/wire"
@@ -14,54 +18,176 @@ import (
 //go:embed debugger.js
 var debuggerScript string
 
-// debugger runs op of debugger.js (SpiderMonkey's Debugger.Memory in the
-// page's content process) and decodes its answer into v.
-func (e *Engine) debugger(ctx context.Context, op string, arg, v any) error {
-	raw, err := e.system(ctx, "Debugger.Memory in Firefox's content process", debuggerScript, op, arg)
+// settings are the session's memory settings, which every content
+// process follows (process.js).
+type settings struct {
+	Track bool    `json:"track"`
+	P     float64 `json:"p"`
+	GCLog bool    `json:"gclog"`
+}
+
+// answer is one content process's answer to an operation of process.js,
+// whose value is a T.
+type answer[T any] struct {
+	Pid        int64  `json:"pid"`
+	RemoteType string `json:"remoteType"`
+	Value      T      `json:"value"`
+	Error      string `json:"error"`
+}
+
+// err is the process's failure, if it failed.
+func (a answer[T]) err() error {
+	if a.Error != "" {
+		return fmt.Errorf("content process %d: %s", a.Pid, a.Error)
+	}
+	return nil
+}
+
+// ask runs op of process.js in the page's process (scope "page"), every
+// content process ("all") or the one of a pid (an int64), from the page's
+// content process (debugger.js), and decodes the answers' values as T.
+// The other processes answer through the hub: their answers are asked
+// for until they are there.
+func ask[T any](ctx context.Context, e *Engine, op string, arg, scope any) ([]answer[T], error) {
+	var r struct {
+		Asked   string      `json:"asked"`
+		Answers []answer[T] `json:"answers"`
+		Error   string      `json:"error"`
+	}
+	if err := e.debugger(ctx, op, arg, scope, &r); err != nil {
+		return nil, err
+	}
+	for wait := time.Millisecond; r.Asked != ""; wait = min(2*wait, 20*time.Millisecond) {
+		select {
+		case <-ctx.Done():
+			return nil, wire.Errorf(wire.Timeout, "Firefox's content processes did not all answer: %v", ctx.Err())
+		case <-time.After(wait):
+		}
+		id := r.Asked
+		r.Asked = ""
+		if err := e.debugger(ctx, "", id, "answered", &r); err != nil {
+			return nil, err
+		}
+		if r.Answers == nil && r.Error == "" {
+			r.Asked = id // not yet
+		}
+	}
+	if r.Error != "" {
+		return nil, fmt.Errorf("Debugger.Memory in Firefox's content processes: %s", r.Error)
+	}
+	return r.Answers, nil
+}
+
+// debugger runs debugger.js and decodes its answer into v (a null answer
+// leaves v as it is).
+func (e *Engine) debugger(ctx context.Context, op string, arg, scope, v any) error {
+	raw, err := e.system(ctx, "Debugger.Memory in Firefox's content process", debuggerScript, op, arg, scope)
 	if err != nil {
 		return err
 	}
-	var answer string // debugger.js answers JSON in a string
-	if err := json.Unmarshal(raw, &answer); err != nil {
+	var s *string // debugger.js answers JSON in a string
+	if err := json.Unmarshal(raw, &s); err != nil || s == nil {
 		return err
 	}
-	return json.Unmarshal([]byte(answer), v)
+	return json.Unmarshal([]byte(*s), v)
+}
+
+// set changes the session's memory settings by change, in every content
+// process, those yet to start included.
+func (e *Engine) set(ctx context.Context, change func(*settings)) (settings, error) {
+	if err := e.settingsTurn.Take(ctx); err != nil {
+		return settings{}, err
+	}
+	defer e.settingsTurn.Give()
+	s := e.settings
+	change(&s)
+	var got settings
+	if err := e.debugger(ctx, "", s, "settings", &got); err != nil {
+		return settings{}, err
+	}
+	e.settings = got
+	return got, nil
 }
 
 // SamplingInterval is p itself: SpiderMonkey samples allocations by
 // probability (allocationSamplingProbability), natively.
 func (e *Engine) SamplingInterval(p float64) float64 { return p }
 
-// SampleAllocations turns trackingAllocationSites on at probability p.
+// SampleAllocations turns trackingAllocationSites on at probability p in
+// every content process.
 func (e *Engine) SampleAllocations(ctx context.Context, p float64) (engine.AllocationSampling, error) {
-	var r struct{}
-	if err := e.debugger(ctx, "track", p, &r); err != nil {
+	if _, err := e.set(ctx, func(s *settings) { s.Track, s.P = true, p }); err != nil {
 		return nil, err
 	}
 	return &allocationLog{e: e, p: p}, nil
 }
 
-// allocationLog is SpiderMonkey's allocation log of the session's page.
+// allocationLog is SpiderMonkey's allocation log of the session's content
+// processes.
 type allocationLog struct {
 	e *Engine
 	p float64
 }
 
-// Take drains the log (drainAllocationsLog) and samples on at p. A page
-// that moved to another content process (a cross-site navigation) has a
-// log of its own, which tracking starts afresh: what the old process
-// logged since the last Take is lost.
+// Take drains every content process's log (drainAllocationsLog), and
+// those of processes that shut down since the last Take, oldest entry
+// first; then samples on at p.
 func (a *allocationLog) Take(ctx context.Context, p float64) ([]wire.AllocationEntry, error) {
-	var r drained
-	if err := a.e.debugger(ctx, "drain", p, &r); err != nil {
+	answers, err := ask[drained](ctx, a.e, "drain", nil, "all")
+	if err != nil {
 		return nil, err
 	}
-	prob := a.p
-	a.p = p
-	return r.entries(prob)
+	var logs [][]wire.AllocationEntry
+	for _, an := range answers {
+		if err := an.err(); err != nil {
+			return nil, err
+		}
+		entries, err := an.Value.entries(a.p)
+		if err != nil {
+			return nil, err
+		}
+		if len(entries) > 0 {
+			logs = append(logs, entries)
+		}
+	}
+	out := oldestFirst(logs)
+	if p != a.p {
+		if _, err := a.e.set(ctx, func(s *settings) { s.P = p }); err != nil {
+			return nil, err
+		}
+		a.p = p
+	}
+	return out, nil
 }
 
-// drained is debugger.js's log, by columns: each stack once, and per
+// oldestFirst merges logs, each oldest first already (the processes'
+// timestamps are of one clock), into one.
+func oldestFirst(logs [][]wire.AllocationEntry) []wire.AllocationEntry {
+	switch len(logs) {
+	case 0:
+		return nil
+	case 1:
+		return logs[0]
+	}
+	n := 0
+	for _, l := range logs {
+		n += len(l)
+	}
+	out := make([]wire.AllocationEntry, 0, n)
+	for len(out) < n {
+		first := -1
+		for i, l := range logs {
+			if len(l) > 0 && (first < 0 || *l[0].Timestamp < *logs[first][0].Timestamp) {
+				first = i
+			}
+		}
+		out = append(out, logs[first][0])
+		logs[first] = logs[first][1:]
+	}
+	return out
+}
+
+// drained is process.js's log, by columns: each stack once, and per
 // entry its timestamp, stack index (-1: none), class, size and inNursery
 // (SpiderMonkey's entries carry no constructor: it stays null).
 type drained struct {
@@ -97,24 +223,16 @@ func (d drained) entries(p float64) ([]wire.AllocationEntry, error) {
 
 func (a *allocationLog) Interval() float64 { return a.p }
 
-// Stop turns trackingAllocationSites off.
+// Stop turns trackingAllocationSites off everywhere.
 func (a *allocationLog) Stop(ctx context.Context) error {
-	var r struct{}
-	return a.e.debugger(ctx, "untrack", nil, &r)
+	_, err := a.e.set(ctx, func(s *settings) { s.Track = false })
+	return err
 }
 
-// CollectGCs sets or clears onGarbageCollection.
+// CollectGCs sets or clears onGarbageCollection in every content process.
 func (e *Engine) CollectGCs(ctx context.Context, collect bool) (bool, error) {
-	var r struct {
-		Collecting bool `json:"collecting"`
-	}
-	if err := e.debugger(ctx, "gclog", collect, &r); err != nil {
-		return false, err
-	}
-	e.mu.Lock()
-	e.collecting = r.Collecting
-	e.mu.Unlock()
-	return r.Collecting, nil
+	s, err := e.set(ctx, func(s *settings) { s.GCLog = collect })
+	return s.GCLog, err
 }
 
 // gcStats is onGarbageCollection's statistics object.
@@ -125,59 +243,111 @@ type gcStats struct {
 	GCCycleNumber        int64          `json:"gcCycleNumber"`
 }
 
-// GCs returns what onGarbageCollection reported since the last call:
-// SpiderMonkey's major collections of the page's zone group (it reports
-// no minor ones). A page in a new content process has a log of its own,
-// off until collecting is asked for again: Stopped says so.
+// GCs returns what onGarbageCollection reported since the last call in
+// every content process, and in those that shut down meanwhile:
+// SpiderMonkey's major collections of zones with the session's web
+// globals (it reports no minor ones), each with its process's pid.
 func (e *Engine) GCs(ctx context.Context) (wire.GCLog, error) {
-	var r struct {
-		Fresh      bool      `json:"fresh"`
+	answers, err := ask[struct {
 		Collecting bool      `json:"collecting"`
-		Pid        int64     `json:"pid"`
 		GCs        []gcStats `json:"gcs"`
-	}
-	if err := e.debugger(ctx, "gcs", nil, &r); err != nil {
+	}](ctx, e, "gcs", nil, "all")
+	if err != nil {
 		return wire.GCLog{}, err
 	}
-	out := wire.GCLog{Collecting: r.Collecting, Entries: []wire.GCEntry{}}
-	e.mu.Lock()
-	lost := e.collecting && !r.Collecting
-	e.collecting = r.Collecting
-	e.mu.Unlock()
-	if lost {
-		out.Stopped = "the page is in another content process than when collecting started (a cross-site navigation); ask for collecting again"
+	out := wire.GCLog{Entries: []wire.GCEntry{}}
+	for _, an := range answers {
+		if err := an.err(); err != nil {
+			return wire.GCLog{}, err
+		}
+		out.Collecting = out.Collecting || an.Value.Collecting
+		for _, s := range an.Value.GCs {
+			out.Entries = append(out.Entries, wire.GCEntry{
+				Collections: s.Collections, Reason: s.Reason, NonincrementalReason: s.NonincrementalReason,
+				GCCycleNumber: s.GCCycleNumber, Collector: "major", Pid: an.Pid, Process: "content", Thread: "main",
+			})
+		}
 	}
-	for _, s := range r.GCs {
-		out.Entries = append(out.Entries, wire.GCEntry{
-			Collections: s.Collections, Reason: s.Reason, NonincrementalReason: s.NonincrementalReason,
-			GCCycleNumber: s.GCCycleNumber, Collector: "major", Pid: r.Pid, Process: "content", Thread: "main",
-		})
-	}
+	slices.SortStableFunc(out.Entries, func(x, y wire.GCEntry) int { return cmp.Compare(start(x), start(y)) })
 	return out, nil
 }
 
+// start is when a collection began (its first slice), or 0.
+func start(g wire.GCEntry) float64 {
+	if len(g.Collections) == 0 {
+		return 0
+	}
+	return g.Collections[0].StartTimestamp
+}
+
+// processHeap is process.js's "heap": the documents of a process's web
+// globals, and whether one is top-level.
+type processHeap struct {
+	URLs []string `json:"urls"`
+	Top  bool     `json:"top"`
+}
+
 // Heaps is the page's heap, counted by SpiderMonkey's own takeCensus in
-// its content process (cross-site frames, in processes of their own, and
-// workers are not reached: the list is the page's heap, all or not).
-func (e *Engine) Heaps(ctx context.Context, _ bool) ([]engine.Heap, error) {
+// its content process; with all, then every other content process with
+// web documents (but about:blank): frames of other sites (Fission puts them in processes of
+// their own) and the session's other windows. A process's census counts
+// all its web globals. Workers are not reached.
+func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 	url, err := engine.CurrentURL(ctx, e.driver)
 	if err != nil {
 		return nil, err
 	}
-	return []engine.Heap{{Type: "page", URL: url, Census: e.census}}, nil
-}
-
-// census runs takeCensus with breakdown (absent: the default).
-func (e *Engine) census(ctx context.Context, breakdown json.RawMessage) (any, error) {
-	var arg any
-	if len(breakdown) > 0 {
-		arg = breakdown
+	heaps := []engine.Heap{{Type: "page", URL: url, Census: e.census("page")}}
+	if !all {
+		return heaps, nil
 	}
-	var r struct {
-		Census json.RawMessage `json:"census"`
-	}
-	if err := e.debugger(ctx, "census", arg, &r); err != nil {
+	page, err := ask[processHeap](ctx, e, "heap", nil, "page")
+	if err != nil {
 		return nil, err
 	}
-	return r.Census, nil
+	heaps[0].ID = processID(page[0].Pid)
+	answers, err := ask[processHeap](ctx, e, "heap", nil, "all")
+	if err != nil {
+		return nil, err
+	}
+	for _, an := range answers {
+		h := an.Value
+		if an.Pid == page[0].Pid || an.err() != nil || blank(h.URLs) {
+			continue
+		}
+		heap := engine.Heap{Type: "iframe", URL: h.URLs[0], ID: processID(an.Pid), Census: e.census(an.Pid)}
+		if h.Top {
+			heap.Type = "page"
+		}
+		heaps = append(heaps, heap)
+	}
+	return heaps, nil
+}
+
+// blank reports whether urls has none but about:blank (a process left
+// with the blank document a tab started with).
+func blank(urls []string) bool {
+	return !slices.ContainsFunc(urls, func(u string) bool { return u != "about:blank" })
+}
+
+// processID names a content process as a heap's target id.
+func processID(pid int64) string { return "content process " + strconv.FormatInt(pid, 10) }
+
+// census runs takeCensus with the client's breakdown (absent: the
+// default) in the page's process or the process of a pid.
+func (e *Engine) census(scope any) func(context.Context, json.RawMessage) (any, error) {
+	return func(ctx context.Context, breakdown json.RawMessage) (any, error) {
+		var arg any
+		if len(breakdown) > 0 {
+			arg = breakdown
+		}
+		answers, err := ask[json.RawMessage](ctx, e, "census", arg, scope)
+		if err != nil {
+			return nil, err
+		}
+		if len(answers) == 0 {
+			return nil, fmt.Errorf("the content process went away")
+		}
+		return answers[0].Value, answers[0].err()
+	}
 }

@@ -17,11 +17,18 @@
 //     which the server proxies as any driver's;
 //   - the Engine: the extension commands Firefox serves, by privileged
 //     script in the page's content process (Marionette's "system"
-//     sandbox), and, for the others, why not (Lacks).
+//     sandbox), and, for the others, why not (Lacks);
+//   - wdext's Debugger in every content process (process.js), loaded at
+//     New Session, before the client has the session, through
+//     Marionette's chrome context (Firefox runs with
+//     -remote-allow-system-access), with a hub in the parent (hub.js)
+//     that relays questions to every process and keeps the session's
+//     memory settings, which processes yet to start follow too.
 //
 // Rules:
 //   - Marionette serves one client: the translator is it, for the
-//     browser's life. A Firefox behind --upstream (geckodriver) is
+//     browser's life. The chrome context is used once, at New Session:
+//     a client command never meets it. A Firefox behind --upstream (geckodriver) is
 //     forwarded to without the extension commands (BindRemote says why).
 //   - Each browser runs under procgroup in the group's own directory, its
 //     profile there too: nothing is left after the session, after

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/engine/firefox/marionette"
 	"github.com/wdext/wdext/engine/framewalk"
+	"github.com/wdext/wdext/internal/turn"
 )
 
 // BrowserName is the browserName Firefox reports.
@@ -30,10 +30,10 @@ type Engine struct {
 	// walk of forcesample.
 	driver engine.Driver
 
-	mu sync.Mutex
-	// collecting: the client turned the GC log on (onGarbageCollection
-	// is set in the page's content process, unless the page moved).
-	collecting bool
+	// settingsTurn orders changes of settings, the memory settings every
+	// content process follows; it is held while they are sent.
+	settingsTurn turn.Turn
+	settings     settings
 }
 
 // Name says what the engine is.

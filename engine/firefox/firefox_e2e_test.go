@@ -260,6 +260,8 @@ func TestMemoryCommands(t *testing.T) {
 		}
 	}
 	assert.Assert(t, inMake >= 1000, "%d of %d entries in make()", inMake, len(log.Value.Log))
+	status, body = post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": false}`)
+	assert.Equal(t, status, 200, body)
 
 	// The GC log is onGarbageCollection's.
 	status, body = post(t, s+"/wdext/memory/gc-log", `{"collect": true}`)
@@ -338,4 +340,105 @@ func TestClassicClients(t *testing.T) {
 	page := e2e.ServePages(t, e2e.Testdata("classic"), nil).A + "/page.html"
 	e2e.RunScript(t, nil, "/usr/bin/python3", "testdata/classic/classic.py", url, "firefox", page)
 	e2e.RunScript(t, []string{"WDEXT_NODE_MODULES=" + nm}, "node", "testdata/classic/classic.mjs", url, "firefox", page)
+}
+
+// wdext's Debugger is in every content process, from its start: the
+// allocation log and the GC log go on across a cross-site navigation (a
+// new process), reach a frame of a third site (a third process), and keep
+// what the first process logged; the census of all targets counts each
+// process's heap. Every allocation comes from a Selenium click, and the
+// client's script timeout of 0 bounds none of it.
+func TestDebuggerAcrossProcesses(t *testing.T) {
+	url, _ := start(t)
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	wd := e2e.Session(t, url, selenium.Capabilities{"browserName": "firefox"})
+	s := url + "/session/" + wd.SessionID()
+	click := func() {
+		t.Helper()
+		make, err := wd.FindElement(selenium.ByID, "make")
+		assert.NilError(t, err)
+		assert.NilError(t, make.Click())
+	}
+
+	assert.NilError(t, wd.Get(pages.A+"/firefox/alloc.html"))
+	// The client's script timeout does not bound wdext's scripts.
+	assert.NilError(t, wd.SetAsyncScriptTimeout(0))
+	status, body := post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": true, "allocationSamplingProbability": 1, "maxAllocationsLogLength": 100000}`)
+	assert.Equal(t, status, 200, body)
+	status, body = post(t, s+"/wdext/memory/gc-log", `{"collect": true}`)
+	assert.Equal(t, status, 200, body)
+	click()
+	status, body = post(t, s+"/wdext/memory/gc", `{}`)
+	assert.Equal(t, status, 200, body)
+
+	// Another site, embedding a third: three processes in all.
+	assert.NilError(t, wd.Get(pages.B+"/firefox/alloc.html?frame="+pages.C+"/firefox/alloc.html"))
+	click()
+	frame, err := wd.FindElement(selenium.ByTagName, "iframe")
+	assert.NilError(t, err)
+	assert.NilError(t, wd.SwitchFrame(frame))
+	click()
+	assert.NilError(t, wd.SwitchFrame(nil))
+	status, body = post(t, s+"/wdext/memory/gc", `{}`)
+	assert.Equal(t, status, 200, body)
+
+	status, body = post(t, s+"/wdext/memory/allocations/drain", `{}`)
+	assert.Equal(t, status, 200, body)
+	var log struct {
+		Value wire.AllocationsLog `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &log))
+	assert.Assert(t, !log.Value.Overflowed)
+	inMake := map[string]int{}
+	last := 0.0
+	for _, e := range log.Value.Log {
+		assert.Assert(t, *e.Timestamp >= last, "the log is oldest first")
+		last = *e.Timestamp
+		if e.Frame != nil && e.Frame.FunctionDisplayName == "make" {
+			inMake[strings.TrimSuffix(strings.SplitN(e.Frame.Source, "/firefox/", 2)[0], "/")]++
+		}
+	}
+	for _, site := range []string{pages.A, pages.B, pages.C} {
+		assert.Assert(t, inMake[site] >= 1000, "%d entries in make() at %s: %v", inMake[site], site, inMake)
+	}
+
+	status, body = get(t, s+"/wdext/memory/gc-log")
+	assert.Equal(t, status, 200, body)
+	var gcs struct {
+		Value wire.GCLog `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &gcs))
+	pids := map[int64]bool{}
+	for _, g := range gcs.Value.Entries {
+		if *g.Reason == "COMPONENT_UTILS" {
+			pids[g.Pid] = true
+		}
+	}
+	assert.Assert(t, len(pids) >= 2, "wdext's collections in the first process and the second: %s", body)
+
+	status, body = post(t, s+"/wdext/memory/census", `{"targets": "all", "breakdown": {"by": "allocationStack", "then": {"by": "count"}}}`)
+	assert.Equal(t, status, 200, body)
+	var all struct {
+		Value struct {
+			Targets []struct {
+				Type, URL string
+				Census    []struct {
+					Stack  []wire.Frame
+					Census struct{ Count int }
+				}
+			}
+		}
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &all))
+	made := map[string]int{}
+	for _, tc := range all.Value.Targets {
+		for _, e := range tc.Census {
+			if len(e.Stack) > 0 && e.Stack[0].FunctionDisplayName == "make" {
+				made[tc.Type+" "+tc.URL] += e.Census.Count
+			}
+		}
+	}
+	page := "page " + pages.B + "/firefox/alloc.html?frame=" + pages.C + "/firefox/alloc.html"
+	assert.Assert(t, made[page] >= 1000, "%v", made)
+	assert.Assert(t, made["iframe "+pages.C+"/firefox/alloc.html"] >= 1000, "%v", made)
 }

@@ -150,6 +150,9 @@ func (t *translator) marionetteSession(ctx context.Context, b *browser, caps map
 	if err := b.conn.Send(ctx, "WebDriver:NewSession", caps, &reply); err != nil {
 		return reply, sessionNotCreated(err)
 	}
+	if err := installHub(ctx, b.conn); err != nil {
+		return reply, wire.Errorf(wire.SessionNotCreated, "%v", err)
+	}
 	ws, _ := reply.Capabilities["webSocketUrl"].(string)
 	if err := addPreloadScript(ctx, ws, polyfill.Script("Profiler")); err != nil {
 		return reply, wire.Errorf(wire.SessionNotCreated, "putting the Profiler polyfill in the session's documents: %v", err)

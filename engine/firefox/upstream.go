@@ -9,6 +9,7 @@ import (
 
 	"github.com/wdext/wdext/driver"
 	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/internal/turn"
 )
 
 // Upstream runs Firefox for wdext: one browser per session, each with
@@ -83,7 +84,7 @@ func (u *Upstream) StartSession(context.Context, map[string]any) (*driver.Instan
 		if b == nil {
 			return nil, errors.New("the session's Firefox is gone")
 		}
-		return &Engine{conn: b.conn, driver: s.Driver}, nil
+		return &Engine{conn: b.conn, driver: s.Driver, settingsTurn: turn.New(), settings: startSettings}, nil
 	}
 	in := &driver.Instance{URL: t.url, Done: t.done, Bind: bind}
 	return in, start + 10*time.Second, u.bindSession(t), nil
