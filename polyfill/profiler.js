@@ -19,6 +19,9 @@
 //     tells the realm whether its document's Document-Policy allows
 //     js-profiling (the first call wins; until then it is not known and
 //     the constructor allows it);
+//   globalThis[Symbol.for("wdext.profiler.policy")]
+//     is what the realm was told (true, false, or undefined: not told),
+//     for an engine that passes a creator's policy on to its workers;
 //   globalThis[Symbol.for("wdext.profiler.enableSampler")]()
 //     says that the engine samples this realm's agent periodically:
 //     stop() then asks it for the samples (a console.debug message
@@ -411,6 +414,7 @@
       return policy;
     },
   });
+  Object.defineProperty(g, Symbol.for("wdext.profiler.policy"), { get: () => policy });
   Object.defineProperty(g, Symbol.for("wdext.profiler.enableSampler"), { value: () => void (sampler = true) });
   Object.defineProperty(g, Symbol.for("wdext.profiler.deliver"), { value: deliver });
 })

@@ -59,8 +59,12 @@ type browser struct {
 // launchProfile is the shell step that makes the profile in the group's
 // own directory (its TMPDIR) (removed with the group, swept after a wdext killed
 // outright) before Firefox starts on it: user.js comes in
-// WDEXT_FIREFOX_USERJS.
-const launchProfile = `cd "$TMPDIR" && mkdir profile && printf '%s' "$WDEXT_FIREFOX_USERJS" >profile/user.js && unset WDEXT_FIREFOX_USERJS && exec "$0" "$@"`
+// WDEXT_FIREFOX_USERJS, and worker.js (workerDir) in WDEXT_FIREFOX_WORKER;
+// the last pref lets content processes read workerDir, through their
+// sandbox.
+const launchProfile = `cd "$TMPDIR" && mkdir profile ` + workerDir + ` && printf '%s' "$WDEXT_FIREFOX_USERJS" >profile/user.js && ` +
+	`printf 'user_pref("security.sandbox.content.read_path_whitelist", "%s/` + workerDir + `/");\n' "$PWD" >>profile/user.js && ` +
+	`printf '%s' "$WDEXT_FIREFOX_WORKER" >` + workerDir + `/worker.js && unset WDEXT_FIREFOX_USERJS WDEXT_FIREFOX_WORKER && exec "$0" "$@"`
 
 // startBrowser starts Firefox headless on a fresh profile with options o,
 // and connects to its Marionette; start bounds the whole.
@@ -74,7 +78,7 @@ func startBrowser(ctx context.Context, o options, start time.Duration, stderr io
 	args = append(args, o.args...)
 	args = append(args, "about:blank")
 	cmd := exec.Command("/bin/sh", args...)
-	cmd.Env = append(os.Environ(), "MOZ_HEADLESS=1", "WDEXT_FIREFOX_USERJS="+userJS(o.prefs))
+	cmd.Env = append(os.Environ(), "MOZ_HEADLESS=1", "WDEXT_FIREFOX_USERJS="+userJS(o.prefs), "WDEXT_FIREFOX_WORKER="+workerScript)
 	for k, v := range o.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

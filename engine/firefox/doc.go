@@ -23,7 +23,12 @@
 //     Marionette's chrome context (Firefox runs with
 //     -remote-allow-system-access), with a hub in the parent (hub.js)
 //     that relays questions to every process and keeps the session's
-//     memory settings, which processes yet to start follow too.
+//     memory settings, which processes yet to start follow too;
+//   - the Profiler polyfill in dedicated workers: process.js holds each
+//     new one before its first line until its WorkerDebugger's script
+//     (worker.js, served as resource://wdext/ from the browser's
+//     directory) has put the polyfill and the creator's Document-Policy
+//     in; forcesample reaches the workers the same way.
 //
 // Rules:
 //   - Marionette serves one client: the translator is it, for the

@@ -11,6 +11,7 @@ import (
 	"github.com/wdext/wdext/engine/firefox/marionette"
 	"github.com/wdext/wdext/engine/framewalk"
 	"github.com/wdext/wdext/internal/turn"
+	"github.com/wdext/wdext/wire"
 )
 
 // BrowserName is the browserName Firefox reports.
@@ -77,5 +78,25 @@ func BindRemote(_ context.Context, s engine.NewSession) (engine.Engine, error) {
 // ForceSample forces a sample in every frame's Profiler polyfill, which
 // every document of the session runs first (a BiDi preload script), by a
 // frame walk: Firefox has no Profiler of its own and no force-sample
-// entry point. Workers are not reached.
-func (e *Engine) ForceSample(ctx context.Context) error { return framewalk.ForceSample(ctx, e.driver) }
+// entry point; then in every dedicated worker's, through its
+// WorkerDebugger (process.js).
+func (e *Engine) ForceSample(ctx context.Context) error {
+	if err := framewalk.ForceSample(ctx, e.driver); err != nil {
+		return err
+	}
+	answers, err := ask[struct {
+		Errors []string `json:"errors"`
+	}](ctx, e, "forceWorkers", forceWorkerScript, "all")
+	if err != nil {
+		return err
+	}
+	for _, an := range answers {
+		if err := an.err(); err != nil {
+			return err
+		}
+		if len(an.Value.Errors) > 0 {
+			return wire.Errorf(wire.UnknownError, "forcing a sample in a worker of content process %d: %s", an.Pid, an.Value.Errors[0])
+		}
+	}
+	return nil
+}

@@ -128,6 +128,46 @@ func TestForceSample(t *testing.T) {
 	assert.Equal(t, n, 4.0, "one at construction, three forced")
 }
 
+// Every dedicated worker has a Profiler from its first line (wdext puts
+// the polyfill in through the worker's WorkerDebugger, while Firefox holds
+// the worker), and forcesample reaches it. A blob:, data: or nested blob:
+// worker has its creator's Document-Policy; one from the network has its
+// own response's (allowed here).
+func TestProfilerInWorkers(t *testing.T) {
+	url, _ := start(t)
+	wd, pages, s := formSession(t, url)
+	ask := func(msg string) string {
+		t.Helper()
+		v, err := wd.ExecuteScriptAsync("ask(arguments[0]).then(arguments[1])", []any{msg})
+		assert.NilError(t, err)
+		b, err := json.Marshal(v)
+		assert.NilError(t, err)
+		return string(b)
+	}
+	for _, c := range []struct{ query, want string }{
+		{"", `["function","true"]`},
+		{"?blob", `["function","true"]`},
+		{"?data", `["function","true"]`},
+		{"?nested", `["function","true"]`},
+		{"?deny", `["function","true"]`},
+		{"?blob&deny", `["NotAllowedError"]`},
+		{"?data&deny", `["NotAllowedError"]`},
+		{"?nested&deny", `["NotAllowedError"]`},
+	} {
+		assert.NilError(t, wd.Get(pages.A+"/firefox/worker.html"+c.query))
+		assert.Equal(t, ask("start"), c.want, c.query)
+	}
+	for _, query := range []string{"", "?nested"} {
+		assert.NilError(t, wd.Get(pages.A+"/firefox/worker.html"+query))
+		assert.Equal(t, ask("start"), `["function","true"]`)
+		for range 2 {
+			status, body := post(t, s+"/forcesample", `{}`)
+			assert.Equal(t, status, 200, body)
+		}
+		assert.Equal(t, ask("stop"), "3", "%s: one at construction, two forced", query)
+	}
+}
+
 // webSocketUrl: true gives the client Firefox's BiDi session through
 // wdext's proxy, beside wdext's own use of it.
 func TestBiDi(t *testing.T) {

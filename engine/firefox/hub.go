@@ -4,8 +4,9 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"path/filepath"
 
-	"github.com/wdext/wdext/engine/firefox/marionette"
+	"github.com/wdext/wdext/polyfill"
 )
 
 var (
@@ -13,7 +14,25 @@ var (
 	hubScript string
 	//go:embed process.js
 	processScript string
+	//go:embed worker.js
+	workerScript string
 )
+
+// workerSetup is what hub.js hands process.js for dedicated workers.
+type workerSetup struct {
+	Dir      string `json:"dir"` // where worker.js is
+	Polyfill string `json:"polyfill"`
+	Allowed  string `json:"allowed"` // SetPolicyScript(true)
+	Denied   string `json:"denied"`  // SetPolicyScript(false)
+}
+
+// workerDir is the directory, in the browser's group directory, that
+// holds worker.js; the profile lets content processes read it.
+const workerDir = "wdext"
+
+// forceWorkerScript forces a sample in a worker's realm (a script, not a
+// function body).
+var forceWorkerScript = "(() => {" + polyfill.ForceSampleScript + "})()"
 
 // startSettings are a session's memory settings at its start: no
 // allocation tracking, no GC log.
@@ -24,11 +43,18 @@ var startSettings = settings{P: 1}
 // process.js), by Marionette's chrome context, which Firefox allows with
 // -remote-allow-system-access. It runs before the client has the session,
 // so no client command meets the chrome context.
-func installHub(ctx context.Context, c *marionette.Conn) error {
+func installHub(ctx context.Context, b *browser) error {
+	c := b.conn
 	if err := c.Send(ctx, "Marionette:SetContext", map[string]any{"value": "chrome"}, nil); err != nil {
 		return fmt.Errorf("the chrome context of Marionette: %w", err)
 	}
-	_, err := c.Call(ctx, "WebDriver:ExecuteScript", map[string]any{"script": hubScript, "args": []any{processScript, startSettings}})
+	workers := workerSetup{
+		Dir:      filepath.Join(b.group.Dir(), workerDir),
+		Polyfill: polyfill.Script("Profiler"),
+		Allowed:  polyfill.SetPolicyScript(true),
+		Denied:   polyfill.SetPolicyScript(false),
+	}
+	_, err := c.Call(ctx, "WebDriver:ExecuteScript", map[string]any{"script": hubScript, "args": []any{processScript, startSettings, workers}})
 	if err2 := c.Send(ctx, "Marionette:SetContext", map[string]any{"value": "content"}, nil); err == nil {
 		err = err2
 	}

@@ -6,10 +6,19 @@
 // "wdext:ask" with the answers of every other content process than the
 // asker's (or of one, by pid), and what processes that shut down had
 // logged.
-const [processScript, initial] = arguments;
+//
+// workers is what process.js gives dedicated workers: the directory of
+// worker.js (which Firefox's content sandbox lets content processes read:
+// wdext's profile sets security.sandbox.content.read_path_whitelist),
+// served as resource://wdext/, the Profiler polyfill, and the scripts that
+// tell a realm its Document-Policy.
+const [processScript, initial, workers] = arguments;
 const ppmm = Services.ppmm;
 if (!Services.wdextHub) {
   Services.wdextHub = true;
+  const res = Services.io.getProtocolHandler("resource").QueryInterface(Ci.nsIResProtocolHandler);
+  res.setSubstitution("wdext", Services.io.newURI("file://" + workers.dir + "/"));
+  ppmm.sharedData.set("wdext:workers", {url: "resource://wdext/worker.js", polyfill: workers.polyfill, allowed: workers.allowed, denied: workers.denied});
   const asks = new Map();
   // kept: what processes that shut down handed over, newest last; a
   // drain or gcs ask takes its part.

@@ -158,6 +158,84 @@
   }
   Services.obs.addObserver(readLog, "inner-window-destroyed");
 
+  // Dedicated workers: each gets the Profiler polyfill before its first
+  // line, from its WorkerDebugger's script (worker.js, at the parent's
+  // sharedData "wdext:workers".url), while Firefox holds the worker; a
+  // worker without a response of its own (blob:, data:) is told its
+  // creator's Document-Policy (its parent worker's, or its window's).
+  // workers are the live ones, by WorkerDebugger.
+  const workers = new Map();
+  let calls = 0;
+  // tell runs script in worker w and resolves to {value} or {error}.
+  function tell(w, script) {
+    const id = ++calls;
+    return new Promise(resolve => {
+      w.calls.set(id, resolve);
+      w.dbg.postMessage(JSON.stringify({id, script}));
+    });
+  }
+  function gone(wd) {
+    const w = workers.get(wd);
+    if (!w) return;
+    workers.delete(wd);
+    for (const resolve of w.calls.values()) resolve({error: "the worker closed"});
+  }
+  function creatorPolicy(wd) {
+    if (wd.parent) {
+      const p = workers.get(wd.parent);
+      return p && p.policy;
+    }
+    try {
+      return wd.window.wrappedJSObject[Symbol.for("wdext.profiler.policy")];
+    } catch (e) {
+      return undefined;
+    }
+  }
+  const workerDebuggers = Cc["@mozilla.org/dom/workers/workerdebuggermanager;1"].getService(Ci.nsIWorkerDebuggerManager);
+  workerDebuggers.addListener({
+    onRegister(wd) {
+      const setup = Services.cpmm.sharedData.get("wdext:workers");
+      if (!setup || wd.type !== Ci.nsIWorkerDebugger.TYPE_DEDICATED || wd.isChrome || !/^(web|file)/.test(Services.appinfo.remoteType)) return;
+      // (url is the script's URL as the creator gave it: maybe relative.)
+      const w = {dbg: wd, calls: new Map(), policy: /^(blob|data):/i.test(wd.url) ? creatorPolicy(wd) : undefined};
+      workers.set(wd, w);
+      wd.setDebuggerReady(false);
+      wd.addListener({
+        onMessage(m) {
+          const {id, value, error} = JSON.parse(m);
+          const resolve = w.calls.get(id);
+          w.calls.delete(id);
+          if (resolve) resolve({value, error});
+        },
+        onClose() { gone(wd); },
+        onError() {},
+      });
+      try {
+        wd.initialize(setup.url);
+      } catch (e) {
+        gone(wd);
+        wd.setDebuggerReady(true);
+        return;
+      }
+      const policy = w.policy === undefined ? "" : w.policy ? setup.allowed : setup.denied;
+      tell(w, setup.polyfill + policy).then(() => {
+        try { wd.setDebuggerReady(true); } catch (e) {}
+      });
+    },
+    onUnregister: gone,
+  });
+  // forceWorkers runs script (a forced sample) in every live worker and
+  // answers how many workers ran it, how many profilers took a sample,
+  // and the workers' errors.
+  async function forceWorkers(script) {
+    const rs = await Promise.all([...workers.values()].map(w => tell(w, script)));
+    return {
+      workers: rs.length,
+      took: rs.reduce((n, r) => n + Math.max(0, r.value || 0), 0),
+      errors: rs.filter(r => r.error).map(r => r.error),
+    };
+  }
+
   // heap says what the process's web globals are: the documents' URLs,
   // and whether one is a top-level document.
   function heap() {
@@ -185,15 +263,25 @@
     case "census":
       adoptAll();
       return plain(arg ? mem.takeCensus({breakdown: arg}) : mem.takeCensus(), stacks());
+    case "forceWorkers":
+      return forceWorkers(arg);
     }
     throw new Error("unknown operation " + op);
   }
+  // answer is op's answer, or a promise of it for an op that waits
+  // (forceWorkers).
   function answer(op, arg) {
     const out = {pid: Services.appinfo.processID, remoteType: Services.appinfo.remoteType};
-    try {
-      out.json = JSON.stringify(run(op, arg));
-    } catch (e) {
+    const fail = e => {
       out.error = String(e);
+      return out;
+    };
+    try {
+      const v = run(op, arg);
+      if (v instanceof Promise) return v.then(x => (out.json = JSON.stringify(x), out), fail);
+      out.json = JSON.stringify(v);
+    } catch (e) {
+      fail(e);
     }
     return out;
   }
@@ -202,7 +290,7 @@
     if (e.changedKeys.includes("wdext:memory")) apply(Services.cpmm.sharedData.get("wdext:memory"));
   });
   Services.cpmm.addMessageListener("wdext:op", m => {
-    Services.cpmm.sendAsyncMessage("wdext:answer", {id: m.data.id, ...answer(m.data.op, m.data.arg)});
+    Promise.resolve(answer(m.data.op, m.data.arg)).then(a => Services.cpmm.sendAsyncMessage("wdext:answer", {id: m.data.id, ...a}));
   });
   Services.obs.addObserver(() => {
     if (mem.trackingAllocationSites || gcs.length) {
@@ -222,7 +310,9 @@
     const a = asked.get(m.data.id);
     if (a) {
       // This process answers itself, sparing its answer two trips.
-      a.reply = reply(a.all ? [answer(a.op, a.arg), ...m.data.answers] : m.data.answers);
+      Promise.resolve(a.all ? answer(a.op, a.arg) : null).then(own => {
+        a.reply = reply(own ? [own, ...m.data.answers] : m.data.answers);
+      });
     }
   });
 

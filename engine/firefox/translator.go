@@ -150,7 +150,7 @@ func (t *translator) marionetteSession(ctx context.Context, b *browser, caps map
 	if err := b.conn.Send(ctx, "WebDriver:NewSession", caps, &reply); err != nil {
 		return reply, sessionNotCreated(err)
 	}
-	if err := installHub(ctx, b.conn); err != nil {
+	if err := installHub(ctx, b); err != nil {
 		return reply, wire.Errorf(wire.SessionNotCreated, "%v", err)
 	}
 	ws, _ := reply.Capabilities["webSocketUrl"].(string)
