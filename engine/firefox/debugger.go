@@ -48,34 +48,41 @@ func (a answer[T]) err() error {
 // content process (debugger.js), and decodes the answers' values as T.
 // The other processes answer through the hub: their answers are asked
 // for until they are there.
-func ask[T any](ctx context.Context, e *Engine, op string, arg, scope any) ([]answer[T], error) {
+func ask[T any](ctx context.Context, e *Engine, op string, arg, scope any) (replies[T], error) {
 	var r struct {
-		Asked   string      `json:"asked"`
-		Answers []answer[T] `json:"answers"`
-		Error   string      `json:"error"`
+		replies[T]
+		Asked string `json:"asked"`
+		Error string `json:"error"`
 	}
 	if err := e.debugger(ctx, op, arg, scope, &r); err != nil {
-		return nil, err
+		return replies[T]{}, err
 	}
 	for wait := time.Millisecond; r.Asked != ""; wait = min(2*wait, 20*time.Millisecond) {
 		select {
 		case <-ctx.Done():
-			return nil, wire.Errorf(wire.Timeout, "Firefox's content processes did not all answer: %v", ctx.Err())
+			return replies[T]{}, wire.Errorf(wire.Timeout, "Firefox's content processes did not all answer: %v", ctx.Err())
 		case <-time.After(wait):
 		}
 		id := r.Asked
 		r.Asked = ""
 		if err := e.debugger(ctx, "", id, "answered", &r); err != nil {
-			return nil, err
+			return replies[T]{}, err
 		}
 		if r.Answers == nil && r.Error == "" {
 			r.Asked = id // not yet
 		}
 	}
 	if r.Error != "" {
-		return nil, fmt.Errorf("Debugger.Memory in Firefox's content processes: %s", r.Error)
+		return replies[T]{}, fmt.Errorf("Debugger.Memory in Firefox's content processes: %s", r.Error)
 	}
-	return r.Answers, nil
+	return r.replies, nil
+}
+
+// replies are the answers of content processes to a question, and the
+// id of the asking page's top-level browsing context (its tab).
+type replies[T any] struct {
+	Top     int64       `json:"top"`
+	Answers []answer[T] `json:"answers"`
 }
 
 // debugger runs debugger.js and decodes its answer into v (a null answer
@@ -133,12 +140,12 @@ type allocationLog struct {
 // those of processes that shut down since the last Take, oldest entry
 // first; then samples on at p.
 func (a *allocationLog) Take(ctx context.Context, p float64) ([]wire.AllocationEntry, error) {
-	answers, err := ask[drained](ctx, a.e, "drain", nil, "all")
+	r, err := ask[drained](ctx, a.e, "drain", nil, "all")
 	if err != nil {
 		return nil, err
 	}
 	var logs [][]wire.AllocationEntry
-	for _, an := range answers {
+	for _, an := range r.Answers {
 		if err := an.err(); err != nil {
 			return nil, err
 		}
@@ -248,7 +255,7 @@ type gcStats struct {
 // SpiderMonkey's major collections of zones with the session's web
 // globals (it reports no minor ones), each with its process's pid.
 func (e *Engine) GCs(ctx context.Context) (wire.GCLog, error) {
-	answers, err := ask[struct {
+	r, err := ask[struct {
 		Collecting bool      `json:"collecting"`
 		GCs        []gcStats `json:"gcs"`
 	}](ctx, e, "gcs", nil, "all")
@@ -256,7 +263,7 @@ func (e *Engine) GCs(ctx context.Context) (wire.GCLog, error) {
 		return wire.GCLog{}, err
 	}
 	out := wire.GCLog{Entries: []wire.GCEntry{}}
-	for _, an := range answers {
+	for _, an := range r.Answers {
 		if err := an.err(); err != nil {
 			return wire.GCLog{}, err
 		}
@@ -305,14 +312,15 @@ func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 	if err != nil {
 		return nil, err
 	}
-	heaps[0].ID = processID(page[0].Pid)
-	answers, err := ask[processHeap](ctx, e, "heap", nil, "all")
+	pid := page.Answers[0].Pid
+	heaps[0].ID = processID(pid)
+	r, err := ask[processHeap](ctx, e, "heap", nil, "all")
 	if err != nil {
 		return nil, err
 	}
-	for _, an := range answers {
+	for _, an := range r.Answers {
 		h := an.Value
-		if an.Pid == page[0].Pid || an.err() != nil || blank(h.URLs) {
+		if an.Pid == pid || an.err() != nil || blank(h.URLs) {
 			continue
 		}
 		heap := engine.Heap{Type: "iframe", URL: h.URLs[0], ID: processID(an.Pid), Census: e.census(an.Pid)}
@@ -341,13 +349,13 @@ func (e *Engine) census(scope any) func(context.Context, json.RawMessage) (any, 
 		if len(breakdown) > 0 {
 			arg = breakdown
 		}
-		answers, err := ask[json.RawMessage](ctx, e, "census", arg, scope)
+		r, err := ask[json.RawMessage](ctx, e, "census", arg, scope)
 		if err != nil {
 			return nil, err
 		}
-		if len(answers) == 0 {
+		if len(r.Answers) == 0 {
 			return nil, fmt.Errorf("the content process went away")
 		}
-		return answers[0].Value, answers[0].err()
+		return r.Answers[0].Value, r.Answers[0].err()
 	}
 }

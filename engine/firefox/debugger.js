@@ -8,11 +8,14 @@
 // its own (null until then). A script that waited for them would be held
 // to the client's script timeout.
 //
-// Answers are JSON strings, {answers: [{pid, remoteType, value | error}]}:
+// Answers are JSON strings, {top, answers: [{pid, remoteType, value |
+// error}]}, top being the id of the page's top-level browsing context:
 // Marionette clones a result object member by member, which takes minutes
 // for a log of 600,000 entries (measured), and a string at once.
 const [op, arg, scope] = arguments;
 const wd = Services.wdextDebugger;
+// The current window's top-level browsing context: the page's tab.
+const top = window.browsingContext.top.id;
 if (!wd) {
   throw new Error("wdext's Debugger is not in this content process (its process script did not run)");
 }
@@ -23,7 +26,7 @@ case "answered":
   return wd.answered(arg);
 case "page":
 case Services.appinfo.processID:
-  return wd.here(op, arg);
+  return wd.here(op, arg, top);
 default:
-  return JSON.stringify({asked: wd.ask(op, arg, scope === "all" ? 0 : scope)});
+  return JSON.stringify({asked: wd.ask(op, arg, scope === "all" ? 0 : scope, top)});
 }

@@ -84,13 +84,13 @@ func (e *Engine) ForceSample(ctx context.Context) error {
 	if err := framewalk.ForceSample(ctx, e.driver); err != nil {
 		return err
 	}
-	answers, err := ask[struct {
+	r, err := ask[struct {
 		Errors []string `json:"errors"`
 	}](ctx, e, "forceWorkers", forceWorkerScript, "all")
 	if err != nil {
 		return err
 	}
-	for _, an := range answers {
+	for _, an := range r.Answers {
 		if err := an.err(); err != nil {
 			return err
 		}

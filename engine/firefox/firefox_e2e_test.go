@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -419,8 +420,38 @@ func TestDebuggerAcrossProcesses(t *testing.T) {
 	assert.NilError(t, wd.SwitchFrame(frame))
 	click()
 	assert.NilError(t, wd.SwitchFrame(nil))
+	// gc and measure count the page's process and the frame's.
 	status, body = post(t, s+"/wdext/memory/gc", `{}`)
 	assert.Equal(t, status, 200, body)
+	var gc struct {
+		Value wire.GCResult `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &gc))
+	var collected []string
+	for _, g := range gc.Value.Targets {
+		assert.Assert(t, g.UsedAfter > 0, body)
+		collected = append(collected, g.Type+" "+g.URL)
+	}
+	top := pages.B + "/firefox/alloc.html?frame=" + pages.C + "/firefox/alloc.html"
+	assert.DeepEqual(t, collected, []string{"page " + top, "iframe " + pages.C + "/firefox/alloc.html"})
+	status, body = post(t, s+"/wdext/memory/measure", `{}`)
+	assert.Equal(t, status, 200, body)
+	var m struct {
+		Value wire.MemoryMeasurement `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &m))
+	var measured []string
+	for _, e := range m.Value.Breakdown {
+		for _, a := range e.Attribution {
+			if e.Bytes > 0 && a.Container != nil {
+				measured = append(measured, a.Scope+" "+a.Container.Src)
+			} else if e.Bytes > 0 {
+				measured = append(measured, a.Scope+" "+a.URL)
+			}
+		}
+	}
+	slices.Sort(measured)
+	assert.DeepEqual(t, measured, []string{"Window " + top, "cross-origin-aggregated " + pages.C + "/firefox/alloc.html"})
 
 	status, body = post(t, s+"/wdext/memory/allocations/drain", `{}`)
 	assert.Equal(t, status, 200, body)
@@ -439,7 +470,8 @@ func TestDebuggerAcrossProcesses(t *testing.T) {
 		}
 	}
 	for _, site := range []string{pages.A, pages.B, pages.C} {
-		assert.Assert(t, inMake[site] >= 1000, "%d entries in make() at %s: %v", inMake[site], site, inMake)
+		// 1000 objects and their array, each once.
+		assert.Assert(t, inMake[site] >= 1000 && inMake[site] < 2000, "%d entries in make() at %s: %v", inMake[site], site, inMake)
 	}
 
 	status, body = get(t, s+"/wdext/memory/gc-log")
@@ -478,7 +510,6 @@ func TestDebuggerAcrossProcesses(t *testing.T) {
 			}
 		}
 	}
-	page := "page " + pages.B + "/firefox/alloc.html?frame=" + pages.C + "/firefox/alloc.html"
-	assert.Assert(t, made[page] >= 1000, "%v", made)
+	assert.Assert(t, made["page "+top] >= 1000, "%v", made)
 	assert.Assert(t, made["iframe "+pages.C+"/firefox/alloc.html"] >= 1000, "%v", made)
 }

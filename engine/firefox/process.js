@@ -26,9 +26,10 @@
   let settings = {track: false, p: 1, gclog: false};
 
   // web: g is a web page's global, in a process for web pages (not the
-  // extensions' or Firefox's own pages').
+  // extensions' or Firefox's own pages'), and not a sandbox (Marionette
+  // runs a client's scripts in one with the page's principal).
   function web(g) {
-    if (!/^(web|file)/.test(Services.appinfo.remoteType)) return false;
+    if (!/^(web|file)/.test(Services.appinfo.remoteType) || g.class === "Sandbox") return false;
     try {
       const p = Cu.getObjectPrincipal(g.unsafeDereference());
       return !p.isSystemPrincipal && !p.isExpandedPrincipal;
@@ -236,6 +237,61 @@
     };
   }
 
+  const reporters = Cc["@mozilla.org/memory-reporter-manager;1"].getService(Ci.nsIMemoryReporterManager);
+  // jsBytes is the JavaScript memory (objects, strings, the rest) of the
+  // part of w's tab that this process holds.
+  function jsBytes(w) {
+    const out = Array.from({length: 9}, () => ({}));
+    reporters.sizeOfTab(w, ...out);
+    return out[0].value + out[1].value + out[2].value;
+  }
+  // tabs is the part of each tab that this process holds: its current
+  // documents by browsing context (parent: null for a top-level one), the
+  // frame elements in them, and the JavaScript bytes under each root (a document whose parent is in
+  // another process, or a top-level one); with collect, before and after
+  // a full collection (Cu.forceGC, forceCC, forceGC).
+  function tabs(collect) {
+    adoptAll();
+    // A window can be among the debuggees twice (measured: the same
+    // browsing context, both current): one document per browsing context.
+    const docs = [];
+    const ids = new Set();
+    for (const g of dbg.getDebuggees()) {
+      try {
+        const w = g.unsafeDereference();
+        if (!w.document || !w.windowGlobalChild || !w.windowGlobalChild.isCurrentGlobal) continue;
+        const bc = w.browsingContext;
+        if (ids.has(bc.id)) continue;
+        ids.add(bc.id);
+        docs.push({w, id: bc.id, parent: bc.parent ? bc.parent.id : null, top: bc.top.id, url: w.location.href, origin: w.origin});
+      } catch (e) {}
+    }
+    // containers: the frame elements of these documents, by the browsing
+    // context each holds (its frame may live in another process).
+    const containers = [];
+    for (const d of docs) {
+      for (const el of d.w.document.querySelectorAll("iframe, frame, object, embed")) {
+        try {
+          if (el.browsingContext) {
+            containers.push({frame: el.browsingContext.id, localName: el.localName, id: el.id, src: el.getAttribute("src") || "", data: el.getAttribute("data") || ""});
+          }
+        } catch (e) {}
+      }
+    }
+    const roots = docs.filter(d => d.parent === null || !ids.has(d.parent));
+    const before = roots.map(r => (collect ? jsBytes(r.w) : 0));
+    if (collect) {
+      Cu.forceGC();
+      Cu.forceCC();
+      Cu.forceGC();
+    }
+    return {
+      frames: docs.map(({w, ...d}) => d),
+      containers,
+      roots: roots.map((r, i) => ({id: r.id, top: r.top, url: r.url, before: before[i], after: jsBytes(r.w)})),
+    };
+  }
+
   // heap says what the process's web globals are: the documents' URLs,
   // and whether one is a top-level document.
   function heap() {
@@ -265,6 +321,8 @@
       return plain(arg ? mem.takeCensus({breakdown: arg}) : mem.takeCensus(), stacks());
     case "forceWorkers":
       return forceWorkers(arg);
+    case "tabs":
+      return tabs(arg);
     }
     throw new Error("unknown operation " + op);
   }
@@ -300,7 +358,7 @@
 
   // reply is an answer for debugger.js: each process's JSON goes in as
   // it is, not quoted again (a log's JSON is megabytes).
-  const reply = list => '{"answers": [' + list.map(a => `{"pid": ${a.pid}, "remoteType": ${JSON.stringify(a.remoteType)}, ` +
+  const reply = (top, list) => `{"top": ${top}, "answers": [` + list.map(a => `{"pid": ${a.pid}, "remoteType": ${JSON.stringify(a.remoteType)}, ` +
     (a.error === undefined ? `"value": ${a.json}}` : `"error": ${JSON.stringify(a.error)}}`)).join(", ") + "]}";
   // asked holds the questions asked of other processes, by id: their
   // reply once the hub has brought the answers, until it is collected or
@@ -311,7 +369,7 @@
     if (a) {
       // This process answers itself, sparing its answer two trips.
       Promise.resolve(a.all ? answer(a.op, a.arg) : null).then(own => {
-        a.reply = reply(own ? [own, ...m.data.answers] : m.data.answers);
+        a.reply = reply(a.top, own ? [own, ...m.data.answers] : m.data.answers);
       });
     }
   });
@@ -324,17 +382,18 @@
       apply(s);
       return settings;
     },
-    // here answers op in this process alone.
-    here: (op, arg) => reply([answer(op, arg)]),
+    // here answers op in this process alone. top, the asker's top-level
+    // browsing context, goes with the answers.
+    here: (op, arg, top) => reply(top, [answer(op, arg)]),
     // ask asks op of every content process (pid 0), this one included,
     // or of the process of pid, and returns the question's id.
-    ask(op, arg, pid) {
+    ask(op, arg, pid, top) {
       const now = Date.now();
       for (const [id, a] of asked) {
         if (now - a.at > 60000) asked.delete(id);
       }
       const id = Services.uuid.generateUUID().toString();
-      asked.set(id, {op, arg, all: !pid, at: now, reply: null});
+      asked.set(id, {op, arg, all: !pid, top, at: now, reply: null});
       Services.cpmm.sendAsyncMessage("wdext:ask", {id, op, arg, pid});
       return id;
     },
