@@ -107,3 +107,50 @@ func TestWeakMapValueOfDriverHeldKey(t *testing.T) {
 	assert.DeepEqual(t, names(r), []string{"objects Component"})
 	assert.Equal(t, r.Leaks[0].RetainedBytes, int64(3*(24+24)))
 }
+
+// What DevTools' live-metrics script holds is the tool's, wherever its
+// functions hang (a global, a prototype, an observer's callback): the
+// entries it kept and its WeakRef per node are no leak. So are the
+// entries the browser made, as Blink's buffers hold them; the marks a
+// page keeps in its own array still are.
+func TestSnapshotToolAndBrowserEntriesAreNoLeak(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	source := g.Node("string", `window.devToolsReportSoftNavs = true; "use strict";(()=>{})()`, 21, 64)
+	script := g.Node("code", "system / Script / ", 23, 32)
+	g.Edge(script, "internal", "source", source)
+	tool := func(id uint32, name string) int {
+		shared := g.Node("code", "system / SharedFunctionInfo / "+name, id+1, 32)
+		g.Edge(shared, "internal", "script", script)
+		fn := g.Node("closure", name, id, 32)
+		g.Edge(fn, "internal", "shared", shared)
+		return fn
+	}
+	getNode := tool(31, "")
+	g.Edge(f.window, "property", "getNodeForIndex", getNode)
+	system := g.Node("object", "system / Context", 41, 32)
+	g.Edge(getNode, "internal", "context", system)
+	pt := g.Node("object", "Array", 43, 16)
+	g.Edge(system, "context", "pt", pt)
+	proto := g.Node("object", "Window (prototype)", 45, 16)
+	g.Edge(f.window, "property", "__proto__", proto)
+	g.Edge(proto, "property", "addEventListener", tool(51, "addEventListener"))
+	observer := g.Node("native", "PerformanceObserver", 61, 32)
+	g.Edge(f.window, "property", "observer", observer)
+	callback := tool(63, "")
+	g.Element(observer, "element", 1, callback)
+	seen := g.Node("object", "Array", 71, 16)
+	g.Edge(callback, "internal", "context", seen)
+	buffer := g.Node("native", "blink::HeapVectorBacking<…>", 73, 64)
+	g.Edge(f.window, "internal", "performance", buffer)
+	for k := range 3 {
+		g.Element(pt, "element", k, g.Node("object", "WeakRef", uint32(3001+2*k), 16))
+		entry := g.Node("object", "PerformanceEventTiming", uint32(4001+2*k), 32)
+		g.Element(buffer, "element", k, entry)
+		g.Element(seen, "element", k, g.Node("object", "PerformanceLongAnimationFrameTiming", uint32(5001+2*k), 32))
+		g.Element(f.store, "element", k, g.Node("object", "PerformanceMark", uint32(6001+2*k), 32))
+	}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3})
+	assert.DeepEqual(t, names(r), []string{"objects PerformanceMark"})
+}
