@@ -74,9 +74,11 @@ func withoutFragment(u string) string { return strings.SplitN(u, "#", 2)[0] }
 // workerPolicy is the Document-Policy a dedicated worker gets, as the
 // proposal for Document Policy in workers has it (the JS Self-Profiling
 // spec only speaks of documents): a worker fetched over the network has
-// its script's response's; a blob: worker its creator's, here the policy
-// of a frame of the blob URL's origin (when the frames of that origin
-// agree); known is false otherwise (data:, say).
+// its script's response's; a blob: or data: worker its creator's. The
+// inspector does not name a worker's creator: for a blob: worker it is
+// taken to be a frame of the blob URL's origin, for a data: worker any
+// frame of the page, when those frames' policies agree; known is false
+// otherwise.
 func (a *agent) workerPolicy(url string) (allowed, known bool) {
 	if rest, ok := strings.CutPrefix(url, "blob:"); ok {
 		origin := rest
@@ -85,18 +87,27 @@ func (a *agent) workerPolicy(url string) (allowed, known bool) {
 				origin = rest[:i+3+j]
 			}
 		}
-		for _, p := range a.policies {
-			if !strings.HasPrefix(p.url, origin+"/") && p.url != origin {
-				continue
-			}
-			if known && p.allowed != allowed {
-				return false, false
-			}
-			allowed, known = p.allowed, true
-		}
-		return allowed, known
+		return a.agreed(func(p policy) bool { return strings.HasPrefix(p.url, origin+"/") || p.url == origin })
+	}
+	if strings.HasPrefix(url, "data:") {
+		return a.agreed(func(policy) bool { return true })
 	}
 	allowed, known = a.scripts[withoutFragment(url)]
+	return allowed, known
+}
+
+// agreed is the policy of the page's frames that match, when there are
+// some and they agree.
+func (a *agent) agreed(match func(policy) bool) (allowed, known bool) {
+	for _, p := range a.policies {
+		if !match(p) {
+			continue
+		}
+		if known && p.allowed != allowed {
+			return false, false
+		}
+		allowed, known = p.allowed, true
+	}
 	return allowed, known
 }
 

@@ -106,8 +106,8 @@ func TestProfilerDocumentPolicy(t *testing.T) {
 
 // A dedicated worker has a Profiler (the inspector holds a new worker
 // until wdext has put the polyfill in it), and forcesample reaches it.
-// Its Document-Policy is its script's response's, or for a blob: worker
-// its creator's (the proposal for Document Policy in workers).
+// Its Document-Policy is its script's response's, or for a blob: or data:
+// worker its creator's (the proposal for Document Policy in workers).
 func TestProfilerInWorker(t *testing.T) {
 	env := webkitgtktest.Start(t, forcesample.Register)
 	pages := profilerPages(t)
@@ -120,8 +120,10 @@ func TestProfilerInWorker(t *testing.T) {
 	for _, c := range []struct{ page, want string }{
 		{"/worker.html", `["function","true"]`},
 		{"/worker.html?blob", `["function","true"]`},
+		{"/worker.html?data", `["function","true"]`},
 		{"/np/worker.html", `["NotAllowedError"]`},
 		{"/np/worker.html?blob", `["NotAllowedError"]`},
+		{"/np/worker.html?data", `["NotAllowedError"]`},
 	} {
 		r := do(t, "POST", s+"/url", map[string]any{"url": pages.A + c.page})
 		assert.Equal(t, r.Status, 200, "%s", r.Value)
