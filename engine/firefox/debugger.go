@@ -85,10 +85,19 @@ type replies[T any] struct {
 	Answers []answer[T] `json:"answers"`
 }
 
+// debuggerWait is what the content processes have to answer a question
+// when the command's context has no deadline.
+const debuggerWait = 30 * time.Second
+
 // debugger runs debugger.js and decodes its answer into v (a null answer
-// leaves v as it is).
+// leaves v as it is). The content processes have nine tenths of what is
+// left of ctx to answer.
 func (e *Engine) debugger(ctx context.Context, op string, arg, scope, v any) error {
-	raw, err := e.system(ctx, "Debugger.Memory in Firefox's content process", debuggerScript, op, arg, scope)
+	wait := debuggerWait
+	if dl, ok := ctx.Deadline(); ok {
+		wait = time.Until(dl) * 9 / 10
+	}
+	raw, err := e.system(ctx, "Debugger.Memory in Firefox's content process", debuggerScript, op, arg, scope, max(wait.Milliseconds(), 1))
 	if err != nil {
 		return err
 	}

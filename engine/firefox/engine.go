@@ -85,16 +85,19 @@ func (e *Engine) ForceSample(ctx context.Context) error {
 		return err
 	}
 	r, err := ask[struct {
+		Busy   int      `json:"busy"`
 		Errors []string `json:"errors"`
 	}](ctx, e, "forceWorkers", forceWorkerScript, "all")
 	if err != nil {
 		return err
 	}
 	for _, an := range r.Answers {
-		if err := an.err(); err != nil {
-			return err
-		}
-		if len(an.Value.Errors) > 0 {
+		switch {
+		case an.err() != nil:
+			return an.err()
+		case an.Value.Busy > 0:
+			return wire.Errorf(wire.Timeout, "%d dedicated worker(s) of content process %d did not take their sample in 5 s: a worker samples when its script yields to its event loop", an.Value.Busy, an.Pid)
+		case len(an.Value.Errors) > 0:
 			return wire.Errorf(wire.UnknownError, "forcing a sample in a worker of content process %d: %s", an.Pid, an.Value.Errors[0])
 		}
 	}

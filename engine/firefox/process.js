@@ -123,6 +123,15 @@
   // dead objects), newest last; index finds a stack in it.
   let logged = columns();
   let index = new Map();
+  // An entry whose code is Firefox's (Marionette's element commands
+  // make thousands of objects in the page's realm: measured, 2,472 by
+  // one click's dom.isInView) is the driver's, not the page's: its stack's
+  // first frame not of a builtin is chrome: or resource: code. It is left
+  // out (index -2).
+  const firefoxCode = st => {
+    const f = st.find(f => f.source !== "self-hosted");
+    return f !== undefined && /^(chrome|resource):/.test(f.source);
+  };
   function readLog() {
     if (!mem.trackingAllocationSites) return;
     const stack = stacks();
@@ -131,10 +140,12 @@
       if (e.frame) {
         i = index.get(e.frame);
         if (i === undefined) {
-          i = logged.stacks.length;
+          const st = stack(e.frame);
+          i = firefoxCode(st) ? -2 : logged.stacks.length;
           index.set(e.frame, i);
-          logged.stacks.push(stack(e.frame));
+          if (i >= 0) logged.stacks.push(st);
         }
+        if (i === -2) continue;
       }
       logged.timestamp.push(e.timestamp);
       logged.stack.push(i);
@@ -166,20 +177,42 @@
   // creator's Document-Policy (its parent worker's, or its window's).
   // workers are the live ones, by WorkerDebugger.
   const workers = new Map();
+  // workerWait bounds, in ms, what a worker is given to answer.
+  const workerWait = 5000;
   let calls = 0;
-  // tell runs script in worker w and resolves to {value} or {error}.
-  function tell(w, script) {
+  // tell runs script in worker w and resolves to {value}, {error} (it
+  // threw), {closed: true} or, after ms, {busy: true}: the worker runs it
+  // when its script yields to its event loop.
+  function tell(w, script, ms) {
     const id = ++calls;
     return new Promise(resolve => {
-      w.calls.set(id, resolve);
-      w.dbg.postMessage(JSON.stringify({id, script}));
+      const timer = Cc["@mozilla.org/timer;1"].createInstance(Ci.nsITimer);
+      const settle = r => {
+        timer.cancel();
+        w.calls.delete(id);
+        resolve(r);
+      };
+      w.calls.set(id, settle);
+      timer.initWithCallback(() => settle({busy: true}), ms, Ci.nsITimer.TYPE_ONE_SHOT);
+      try {
+        w.dbg.postMessage(JSON.stringify({id, script}));
+      } catch (e) {
+        settle({closed: true});
+      }
     });
   }
   function gone(wd) {
     const w = workers.get(wd);
     if (!w) return;
     workers.delete(wd);
-    for (const resolve of w.calls.values()) resolve({error: "the worker closed"});
+    for (const settle of [...w.calls.values()]) settle({closed: true});
+  }
+  // release lets a held worker run (once).
+  function release(w) {
+    if (w.held) {
+      w.held = false;
+      try { w.dbg.setDebuggerReady(true); } catch (e) {}
+    }
   }
   function creatorPolicy(wd) {
     if (wd.parent) {
@@ -198,41 +231,42 @@
       const setup = Services.cpmm.sharedData.get("wdext:workers");
       if (!setup || wd.type !== Ci.nsIWorkerDebugger.TYPE_DEDICATED || wd.isChrome || !/^(web|file)/.test(Services.appinfo.remoteType)) return;
       // (url is the script's URL as the creator gave it: maybe relative.)
-      const w = {dbg: wd, calls: new Map(), policy: /^(blob|data):/i.test(wd.url) ? creatorPolicy(wd) : undefined};
+      const w = {dbg: wd, calls: new Map(), held: true, policy: /^(blob|data):/i.test(wd.url) ? creatorPolicy(wd) : undefined};
       workers.set(wd, w);
       wd.setDebuggerReady(false);
       wd.addListener({
         onMessage(m) {
-          const {id, value, error} = JSON.parse(m);
-          const resolve = w.calls.get(id);
-          w.calls.delete(id);
-          if (resolve) resolve({value, error});
+          const {id, value, error, closed} = JSON.parse(m);
+          const settle = w.calls.get(id);
+          if (settle) settle({value, error, closed});
         },
         onClose() { gone(wd); },
-        onError() {},
+        // The debugger script failed (worker.js): the worker runs without
+        // the polyfill rather than never.
+        onError() { release(w); },
       });
       try {
         wd.initialize(setup.url);
       } catch (e) {
         gone(wd);
-        wd.setDebuggerReady(true);
+        release(w);
         return;
       }
       const policy = w.policy === undefined ? "" : w.policy ? setup.allowed : setup.denied;
-      tell(w, setup.polyfill + policy).then(() => {
-        try { wd.setDebuggerReady(true); } catch (e) {}
-      });
+      tell(w, setup.polyfill + policy, workerWait).then(() => release(w));
     },
     onUnregister: gone,
   });
   // forceWorkers runs script (a forced sample) in every live worker and
   // answers how many workers ran it, how many profilers took a sample,
-  // and the workers' errors.
+  // how many workers were busy past workerWait, and the workers' errors.
+  // A worker that closed meanwhile has no profiler left to sample.
   async function forceWorkers(script) {
-    const rs = await Promise.all([...workers.values()].map(w => tell(w, script)));
+    const rs = await Promise.all([...workers.values()].map(w => tell(w, script, workerWait)));
     return {
-      workers: rs.length,
+      workers: rs.filter(r => !r.closed).length,
       took: rs.reduce((n, r) => n + Math.max(0, r.value || 0), 0),
+      busy: rs.filter(r => r.busy).length,
       errors: rs.filter(r => r.error).map(r => r.error),
     };
   }
@@ -245,15 +279,11 @@
     reporters.sizeOfTab(w, ...out);
     return out[0].value + out[1].value + out[2].value;
   }
-  // tabs is the part of each tab that this process holds: its current
-  // documents by browsing context (parent: null for a top-level one), the
-  // frame elements in them, and the JavaScript bytes under each root (a document whose parent is in
-  // another process, or a top-level one); with collect, before and after
-  // a full collection (Cu.forceGC, forceCC, forceGC).
-  function tabs(collect) {
+  // documents are the process's current documents, one per browsing
+  // context (a window can be among the debuggees twice, measured: the
+  // same browsing context, both current globals).
+  function documents() {
     adoptAll();
-    // A window can be among the debuggees twice (measured: the same
-    // browsing context, both current): one document per browsing context.
     const docs = [];
     const ids = new Set();
     for (const g of dbg.getDebuggees()) {
@@ -263,9 +293,26 @@
         const bc = w.browsingContext;
         if (ids.has(bc.id)) continue;
         ids.add(bc.id);
-        docs.push({w, id: bc.id, parent: bc.parent ? bc.parent.id : null, top: bc.top.id, url: w.location.href, origin: w.origin});
+        docs.push({w, bc, id: bc.id, parent: bc.parent ? bc.parent.id : null, top: bc.top.id, url: w.location.href, origin: w.origin});
       } catch (e) {}
     }
+    // A root has no ancestor in this process (the top, or a frame whose
+    // ancestors all live in other processes).
+    for (const d of docs) {
+      let p = d.bc.parent;
+      while (p && !ids.has(p.id)) p = p.parent;
+      d.root = !p;
+    }
+    return docs;
+  }
+  // tabs is the part of each tab that this process holds: its documents
+  // by browsing context (parent: null for a top-level one), the frame
+  // elements in them, and the JavaScript bytes under each root; with
+  // collect, before and after a full collection (Cu.forceGC, forceCC,
+  // forceGC), run only where the process holds a part of the asker's tab
+  // (top).
+  function tabs(collect, top) {
+    const docs = documents();
     // containers: the frame elements of these documents, by the browsing
     // context each holds (its frame may live in another process).
     const containers = [];
@@ -278,7 +325,8 @@
         } catch (e) {}
       }
     }
-    const roots = docs.filter(d => d.parent === null || !ids.has(d.parent));
+    const roots = docs.filter(d => d.root);
+    collect = collect && roots.some(r => r.top === top);
     const before = roots.map(r => (collect ? jsBytes(r.w) : 0));
     if (collect) {
       Cu.forceGC();
@@ -286,29 +334,20 @@
       Cu.forceGC();
     }
     return {
-      frames: docs.map(({w, ...d}) => d),
+      frames: docs.map(({id, parent, top, url, origin}) => ({id, parent, top, url, origin})),
       containers,
       roots: roots.map((r, i) => ({id: r.id, top: r.top, url: r.url, before: before[i], after: jsBytes(r.w)})),
     };
   }
 
-  // heap says what the process's web globals are: the documents' URLs,
-  // and whether one is a top-level document.
+  // heap says what the process's documents are, a top-level one's URL
+  // first, and whether there is one.
   function heap() {
-    adoptAll();
-    const urls = [];
-    let top = false;
-    for (const g of dbg.getDebuggees()) {
-      try {
-        const w = g.unsafeDereference();
-        if (!w.document || !w.location) continue;
-        urls.push(w.location.href);
-        top = top || w.top === w;
-      } catch (e) {}
-    }
-    return {urls, top};
+    const docs = documents();
+    const tops = docs.filter(d => d.parent === null);
+    return {urls: [...tops, ...docs.filter(d => d.parent !== null)].map(d => d.url), top: tops.length > 0};
   }
-  function run(op, arg) {
+  function run(op, arg, top) {
     switch (op) {
     case "drain":
       return drain();
@@ -322,20 +361,20 @@
     case "forceWorkers":
       return forceWorkers(arg);
     case "tabs":
-      return tabs(arg);
+      return tabs(arg, top);
     }
     throw new Error("unknown operation " + op);
   }
   // answer is op's answer, or a promise of it for an op that waits
   // (forceWorkers).
-  function answer(op, arg) {
+  function answer(op, arg, top) {
     const out = {pid: Services.appinfo.processID, remoteType: Services.appinfo.remoteType};
     const fail = e => {
       out.error = String(e);
       return out;
     };
     try {
-      const v = run(op, arg);
+      const v = run(op, arg, top);
       if (v instanceof Promise) return v.then(x => (out.json = JSON.stringify(x), out), fail);
       out.json = JSON.stringify(v);
     } catch (e) {
@@ -348,7 +387,7 @@
     if (e.changedKeys.includes("wdext:memory")) apply(Services.cpmm.sharedData.get("wdext:memory"));
   });
   Services.cpmm.addMessageListener("wdext:op", m => {
-    Promise.resolve(answer(m.data.op, m.data.arg)).then(a => Services.cpmm.sendAsyncMessage("wdext:answer", {id: m.data.id, ...a}));
+    Promise.resolve(answer(m.data.op, m.data.arg, m.data.top)).then(a => Services.cpmm.sendAsyncMessage("wdext:answer", {id: m.data.id, ...a}));
   });
   Services.obs.addObserver(() => {
     if (mem.trackingAllocationSites || gcs.length) {
@@ -356,23 +395,9 @@
     }
   }, "content-child-will-shutdown");
 
-  // reply is an answer for debugger.js: each process's JSON goes in as
-  // it is, not quoted again (a log's JSON is megabytes).
+  // reply is an answer for debugger.js, as the hub makes one (hub.js).
   const reply = (top, list) => `{"top": ${top}, "answers": [` + list.map(a => `{"pid": ${a.pid}, "remoteType": ${JSON.stringify(a.remoteType)}, ` +
     (a.error === undefined ? `"value": ${a.json}}` : `"error": ${JSON.stringify(a.error)}}`)).join(", ") + "]}";
-  // asked holds the questions asked of other processes, by id: their
-  // reply once the hub has brought the answers, until it is collected or
-  // a minute has passed.
-  const asked = new Map();
-  Services.cpmm.addMessageListener("wdext:answers", m => {
-    const a = asked.get(m.data.id);
-    if (a) {
-      // This process answers itself, sparing its answer two trips.
-      Promise.resolve(a.all ? answer(a.op, a.arg) : null).then(own => {
-        a.reply = reply(a.top, own ? [own, ...m.data.answers] : m.data.answers);
-      });
-    }
-  });
 
   Services.wdextDebugger = {
     // settings sets the session's settings, in every process (the
@@ -382,28 +407,15 @@
       apply(s);
       return settings;
     },
-    // here answers op in this process alone. top, the asker's top-level
-    // browsing context, goes with the answers.
-    here: (op, arg, top) => reply(top, [answer(op, arg)]),
-    // ask asks op of every content process (pid 0), this one included,
-    // or of the process of pid, and returns the question's id.
-    ask(op, arg, pid, top) {
-      const now = Date.now();
-      for (const [id, a] of asked) {
-        if (now - a.at > 60000) asked.delete(id);
+    // here answers op in this process alone (an op that waits is not
+    // asked so). top, the asker's top-level browsing context, goes with
+    // the answers.
+    here(op, arg, top) {
+      let a = answer(op, arg, top);
+      if (a instanceof Promise) {
+        a = {pid: Services.appinfo.processID, remoteType: Services.appinfo.remoteType, error: op + " is asked of every process, not of one"};
       }
-      const id = Services.uuid.generateUUID().toString();
-      asked.set(id, {op, arg, all: !pid, top, at: now, reply: null});
-      Services.cpmm.sendAsyncMessage("wdext:ask", {id, op, arg, pid});
-      return id;
-    },
-    // answered is the reply to question id, or null while processes are
-    // still answering.
-    answered(id) {
-      const a = asked.get(id);
-      if (!a) return JSON.stringify({error: "the question was asked over a minute ago, or never"});
-      if (a.reply !== null) asked.delete(id);
-      return a.reply;
+      return reply(top, [a]);
     },
   };
 })();
