@@ -155,11 +155,11 @@ func TestProfilerInWorkers(t *testing.T) {
 		{"?data&deny", `["NotAllowedError"]`},
 		{"?nested&deny", `["NotAllowedError"]`},
 	} {
-		assert.NilError(t, wd.Get(pages.A+"/firefox/worker.html"+c.query))
+		assert.NilError(t, wd.Get(pages.A+"/webkitgtk/worker.html"+c.query))
 		assert.Equal(t, ask("start"), c.want, c.query)
 	}
 	for _, query := range []string{"", "?nested"} {
-		assert.NilError(t, wd.Get(pages.A+"/firefox/worker.html"+query))
+		assert.NilError(t, wd.Get(pages.A+"/webkitgtk/worker.html"+query))
 		assert.Equal(t, ask("start"), `["function","true"]`)
 		for range 2 {
 			status, body := post(t, s+"/forcesample", `{}`)
