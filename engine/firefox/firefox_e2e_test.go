@@ -288,19 +288,28 @@ func TestMemoryCommands(t *testing.T) {
 	make, err := wd.FindElement(selenium.ByID, "make")
 	assert.NilError(t, err)
 	assert.NilError(t, make.Click())
+	// What the client's own script makes is logged too (Marionette runs
+	// it in a sandbox of the page's).
+	_, err = wd.ExecuteScript("function viaScript() { const a = []; for (let i = 0; i < 300; i++) a.push({i}); return a; } window.alsoKept = viaScript();", nil)
+	assert.NilError(t, err)
 	status, body = post(t, s+"/wdext/memory/allocations/drain", `{}`)
 	assert.Equal(t, status, 200, body)
 	var log struct {
 		Value wire.AllocationsLog `json:"value"`
 	}
 	assert.NilError(t, json.Unmarshal([]byte(body), &log))
-	inMake := 0
+	inMake, inScript := 0, 0
 	for _, e := range log.Value.Log {
-		if e.Frame != nil && e.Frame.FunctionDisplayName == "make" && strings.HasSuffix(e.Frame.Source, "/firefox/alloc.html") {
+		switch {
+		case e.Frame == nil:
+		case e.Frame.FunctionDisplayName == "make" && strings.HasSuffix(e.Frame.Source, "/firefox/alloc.html"):
 			inMake++
+		case e.Frame.FunctionDisplayName == "viaScript":
+			inScript++
 		}
 	}
 	assert.Assert(t, inMake >= 1000, "%d of %d entries in make()", inMake, len(log.Value.Log))
+	assert.Assert(t, inScript >= 300, "%d of %d entries in the client's script", inScript, len(log.Value.Log))
 	status, body = post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": false}`)
 	assert.Equal(t, status, 200, body)
 

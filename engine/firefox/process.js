@@ -8,10 +8,11 @@
 // The session's settings (allocation tracking, its probability, the GC
 // log) are the parent's sharedData "wdext:memory": every process follows
 // them as they change. A process answers the hub's "wdext:op" messages
-// (drain, gcs, heap, census) with JSON, and hands what it logged to the
-// hub as it shuts down ("wdext:kept"). Services.wdextDebugger is its
-// face to debugger.js, run in the page's process, which asks the others
-// through the hub ("wdext:ask", "wdext:answers").
+// (drain, gcs, heap, census, tabs, forceWorkers) with JSON, and hands
+// what it logged to the hub as it shuts down ("wdext:kept"). It also puts
+// the Profiler polyfill in its dedicated workers (below).
+// Services.wdextDebugger is its face to debugger.js, run in the page's
+// process, which asks the other processes through the hub.
 (function () {
   if (Services.appinfo.processType !== Services.appinfo.PROCESS_TYPE_CONTENT || Services.wdextDebugger) {
     return;
@@ -26,10 +27,9 @@
   let settings = {track: false, p: 1, gclog: false};
 
   // web: g is a web page's global, in a process for web pages (not the
-  // extensions' or Firefox's own pages'), and not a sandbox (Marionette
-  // runs a client's scripts in one with the page's principal).
+  // extensions' or Firefox's own pages').
   function web(g) {
-    if (!/^(web|file)/.test(Services.appinfo.remoteType) || g.class === "Sandbox") return false;
+    if (!/^(web|file)/.test(Services.appinfo.remoteType)) return false;
     try {
       const p = Cu.getObjectPrincipal(g.unsafeDereference());
       return !p.isSystemPrincipal && !p.isExpandedPrincipal;
