@@ -39,8 +39,8 @@ type GCArgs struct {
 	Timeout time.Duration
 }
 
-// rawArgs is what both commands accept (webdriver.DecodeParams rejects
-// other members).
+// rawArgs is what the measure command accepts (webdriver.DecodeParams
+// rejects other members); gc takes the timeout alone.
 type rawArgs struct {
 	Source  *string  `json:"source"`
 	Timeout *float64 `json:"timeout"`
@@ -69,12 +69,11 @@ func ParseMeasureArgs(body []byte) (MeasureArgs, error) {
 
 // ParseGCArgs decodes and checks the gc command's parameters.
 func ParseGCArgs(body []byte) (GCArgs, error) {
-	var raw rawArgs
-	if err := webdriver.DecodeParams(body, &raw, "source", "timeout"); err != nil {
-		return GCArgs{}, err
+	var raw struct {
+		Timeout *float64 `json:"timeout"`
 	}
-	if raw.Source != nil {
-		return GCArgs{}, wire.Errorf(wire.InvalidArgument, "parameter \"source\" belongs to the measure command, not gc")
+	if err := webdriver.DecodeParams(body, &raw, "timeout"); err != nil {
+		return GCArgs{}, err
 	}
 	t, err := parseTimeout(raw.Timeout)
 	return GCArgs{Timeout: t}, err

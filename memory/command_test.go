@@ -50,6 +50,9 @@ func TestParseGCArgs(t *testing.T) {
 		_, err := ParseGCArgs([]byte(body))
 		assertInvalid(t, err, body)
 	}
+	// The error names what gc takes, not measure's parameters.
+	_, err = ParseGCArgs([]byte(`{"force": true}`))
+	assert.ErrorContains(t, err, `unknown parameter "force" (the command takes parameters timeout)`)
 }
 
 func assertInvalid(t *testing.T, err error, body string) {
