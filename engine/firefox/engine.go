@@ -57,6 +57,9 @@ func (e *Engine) Lacks(capability string) string {
 // and returns its result; step names it in errors.
 func (e *Engine) system(ctx context.Context, step, script string, args ...any) (json.RawMessage, error) {
 	raw, err := e.conn.Call(ctx, "WebDriver:ExecuteScript", map[string]any{"script": script, "args": args, "sandbox": "system"})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, wire.Errorf(wire.Timeout, "%s: the page's content process did not run wdext's script in time: its main thread is busy (a long script, a dialog)", step)
+	}
 	if err != nil {
 		return nil, engine.Failed(step, err)
 	}
