@@ -32,9 +32,11 @@
 //
 // Rules:
 //   - Marionette serves one client: the translator is it, for the
-//     browser's life. The chrome context is used once, at New Session:
-//     a client command never meets it. A Firefox behind --upstream (geckodriver) is
-//     forwarded to without the extension commands (BindRemote says why).
+//     browser's life. Its chrome context is used once, at New Session:
+//     a client command never meets it (but see docs/firefox.md for what
+//     -remote-allow-system-access opens to BiDi clients). A Firefox
+//     behind --upstream (geckodriver) is forwarded to without the
+//     extension commands (BindRemote says why).
 //   - Each browser runs under procgroup in the group's own directory, its
 //     profile there too: nothing is left after the session, after
 //     SIGTERM, or after wdext is killed (the next run sweeps).
