@@ -78,10 +78,12 @@ func ask[T any](ctx context.Context, e *Engine, op string, arg, scope any) (repl
 	return r.replies, nil
 }
 
-// replies are the answers of content processes to a question, and the
-// id of the asking page's top-level browsing context (its tab).
+// replies are the answers of content processes to a question, the id of
+// the asking page's top-level browsing context (its tab), and the pid of
+// the page's process, which asked.
 type replies[T any] struct {
 	Top     int64       `json:"top"`
+	Asker   int64       `json:"asker"`
 	Answers []answer[T] `json:"answers"`
 }
 
@@ -305,8 +307,8 @@ type processHeap struct {
 
 // Heaps is the page's heap, counted by SpiderMonkey's own takeCensus in
 // its content process; with all, then every other content process with
-// web documents (but about:blank): frames of other sites (Fission puts them in processes of
-// their own) and the session's other windows. A process's census counts
+// web documents (but about:blank): frames of other sites (Fission puts
+// them in processes of their own) and the session's other windows. A process's census counts
 // all its web globals. Workers are not reached.
 func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 	url, err := engine.CurrentURL(ctx, e.driver)
@@ -317,19 +319,14 @@ func (e *Engine) Heaps(ctx context.Context, all bool) ([]engine.Heap, error) {
 	if !all {
 		return heaps, nil
 	}
-	page, err := ask[processHeap](ctx, e, "heap", nil, "page")
-	if err != nil {
-		return nil, err
-	}
-	pid := page.Answers[0].Pid
-	heaps[0].ID = processID(pid)
 	r, err := ask[processHeap](ctx, e, "heap", nil, "all")
 	if err != nil {
 		return nil, err
 	}
+	heaps[0].ID = processID(r.Asker)
 	for _, an := range r.Answers {
 		h := an.Value
-		if an.Pid == pid || an.err() != nil || blank(h.URLs) {
+		if an.Pid == r.Asker || an.err() != nil || blank(h.URLs) {
 			continue
 		}
 		heap := engine.Heap{Type: "iframe", URL: h.URLs[0], ID: processID(an.Pid), Census: e.census(an.Pid)}

@@ -9,8 +9,9 @@
 // then). A script that waited for them would be held to the client's
 // script timeout.
 //
-// Answers are JSON strings, {top, answers: [{pid, remoteType, value |
-// error}]}, top being the id of the page's top-level browsing context:
+// Answers are JSON strings, {top, asker, answers: [{pid, remoteType,
+// value | error}]}, top being the id of the page's top-level browsing
+// context and asker the pid of the process that asked:
 // Marionette clones a result object member by member, which takes minutes
 // for a log of 600,000 entries (measured), and a string at once.
 const [op, arg, scope, wait] = arguments;
@@ -23,8 +24,10 @@ const top = window.browsingContext.top.id;
 switch (scope) {
 case "settings":
   return JSON.stringify(wd.settings(arg));
-case "answered":
-  return Services.cpmm.sendSyncMessage("wdext:answered", arg)[0] ?? null;
+case "answered": {
+  const r = Services.cpmm.sendSyncMessage("wdext:answered", arg)[0] ?? null;
+  return r === null || r.error ? r && JSON.stringify(r) : wd.reply(r.top, r.asker, r.answers);
+}
 case "page":
 case Services.appinfo.processID:
   return wd.here(op, arg, top);

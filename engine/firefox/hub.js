@@ -45,10 +45,6 @@ if (!Services.wdextHub) {
     kept.push(m.data);
     if (kept.length > 32) kept.shift();
   });
-  // reply is a question's answer for debugger.js: each process's JSON
-  // goes in as it is, not quoted again (a log's JSON is megabytes).
-  const reply = (top, list) => `{"top": ${top}, "answers": [` + list.map(a => `{"pid": ${a.pid}, "remoteType": ${JSON.stringify(a.remoteType)}, ` +
-    (a.error === undefined ? `"value": ${a.json}}` : `"error": ${JSON.stringify(a.error)}}`)).join(", ") + "]}";
   // finish ends question id: a process that has not answered is an
   // error answer.
   const finish = id => {
@@ -59,7 +55,7 @@ if (!Services.wdextHub) {
     for (const mm of a.waiting) {
       a.answers.push({pid: mm.osPid, remoteType: mm.remoteType, error: `content process ${mm.osPid} did not answer in ${a.wait} ms`});
     }
-    replies.set(id, {at: Date.now(), json: reply(a.top, a.answers)});
+    replies.set(id, {at: Date.now(), top: a.top, asker: a.asker, answers: a.answers});
   };
   // "wdext:ask" asks op of every content process, or of one by pid, for
   // at most wait ms; top is the asking page's top-level browsing context.
@@ -69,7 +65,7 @@ if (!Services.wdextHub) {
     for (const [k, r] of replies) {
       if (now - r.at > 60000) replies.delete(k);
     }
-    const a = {waiting: new Set(), answers: [], top, wait, timer: Cc["@mozilla.org/timer;1"].createInstance(Ci.nsITimer)};
+    const a = {waiting: new Set(), answers: [], top, asker: m.target.osPid, wait, timer: Cc["@mozilla.org/timer;1"].createInstance(Ci.nsITimer)};
     if (!pid && (op === "drain" || op === "gcs")) {
       for (const k of kept) {
         if (k[op]) a.answers.push(k[op]);
@@ -94,15 +90,15 @@ if (!Services.wdextHub) {
       if (!a.waiting.size) finish(m.data.id);
     }
   });
-  // "wdext:answered" is question id's reply, null while processes are
-  // still answering.
+  // "wdext:answered" is question id's reply ({top, asker, answers}, which
+  // debugger.js makes JSON of), null while processes are still answering.
   ppmm.addMessageListener("wdext:answered", m => {
     const r = replies.get(m.data);
     if (r) {
       replies.delete(m.data);
-      return r.json;
+      return r;
     }
-    return asks.has(m.data) ? null : JSON.stringify({error: "no question of that id: asked over a minute ago, or never"});
+    return asks.has(m.data) ? null : {error: "no question of that id: asked over a minute ago, or never"};
   });
   // A process that goes away answers nothing.
   Services.obs.addObserver(mm => {

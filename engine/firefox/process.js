@@ -395,8 +395,11 @@
     }
   }, "content-child-will-shutdown");
 
-  // reply is an answer for debugger.js, as the hub makes one (hub.js).
-  const reply = (top, list) => `{"top": ${top}, "answers": [` + list.map(a => `{"pid": ${a.pid}, "remoteType": ${JSON.stringify(a.remoteType)}, ` +
+  // reply is the JSON of processes' answers for debugger.js: each
+  // process's JSON goes in as it is, not quoted again (a log's JSON is
+  // megabytes). top is the asking page's top-level browsing context,
+  // asker the asking process's pid.
+  const reply = (top, asker, list) => `{"top": ${top}, "asker": ${asker}, "answers": [` + list.map(a => `{"pid": ${a.pid}, "remoteType": ${JSON.stringify(a.remoteType)}, ` +
     (a.error === undefined ? `"value": ${a.json}}` : `"error": ${JSON.stringify(a.error)}}`)).join(", ") + "]}";
 
   Services.wdextDebugger = {
@@ -415,7 +418,8 @@
       if (a instanceof Promise) {
         a = {pid: Services.appinfo.processID, remoteType: Services.appinfo.remoteType, error: op + " is asked of every process, not of one"};
       }
-      return reply(top, [a]);
+      return reply(top, Services.appinfo.processID, [a]);
     },
+    reply,
   };
 })();
