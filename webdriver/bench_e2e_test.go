@@ -78,8 +78,8 @@ func BenchmarkExecuteSync(b *testing.B) {
 	}
 	relay := tcpRelay(b, in.URL.Host)
 	viaID, _ := newWire(b, env.URL, false).newSession(newSessionBody(nil))
-	directID, _ := newWire(b, in.URL.String(), false).newSession(withMachineDefaults(newSessionBody(nil)))
-	relayID, _ := newWire(b, relay, false).newSession(withMachineDefaults(newSessionBody(nil)))
+	directID, _ := newWire(b, in.URL.String(), false).newSession(withManagedDefaults(newSessionBody(nil)))
+	relayID, _ := newWire(b, relay, false).newSession(withManagedDefaults(newSessionBody(nil)))
 
 	direct := newExecuteSync(in.URL.String(), directID)
 	via := newExecuteSync(env.URL, viaID)
@@ -117,7 +117,7 @@ func BenchmarkExecuteSyncServe(b *testing.B) {
 	tcpRelay, tcpRelayPID := relayProcess(b, tcpRelayEnv, in.URL.Host)
 	// A remote upstream gets no machine defaults: all ask for them.
 	session := func(base string) *executeSync {
-		id, _ := newWire(b, base, false).newSession(withMachineDefaults(newSessionBody(nil)))
+		id, _ := newWire(b, base, false).newSession(withManagedDefaults(newSessionBody(nil)))
 		return newExecuteSync(base, id)
 	}
 	direct := session(in.URL.String())

@@ -250,7 +250,7 @@ func chromedriverSequence(t *testing.T, path, page string) []outcome {
 	defer cancel()
 	in, err := direct.Current(ctx)
 	assert.NilError(t, err)
-	return conformanceSequence(t, newWire(t, in.URL.String(), false), withMachineDefaults(newSessionBody(nil)), page)
+	return conformanceSequence(t, newWire(t, in.URL.String(), false), withManagedDefaults(newSessionBody(nil)), page)
 }
 
 // The same command sequence, straight to a chromedriver and through wdext,

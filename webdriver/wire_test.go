@@ -129,15 +129,14 @@ func newSessionBody(extra map[string]any) map[string]any {
 	return map[string]any{"capabilities": map[string]any{"alwaysMatch": always}}
 }
 
-// withMachineDefaults is body as wdext would send it upstream in managed
-// mode: with this machine's Chromium binary and switches.
-func withMachineDefaults(body map[string]any) map[string]any {
+// withManagedDefaults is body as wdext would send it upstream in managed
+// mode: with this machine's Chromium binary, switches and V8 flags.
+func withManagedDefaults(body map[string]any) map[string]any {
 	// Round trip through JSON: Apply works on decoded JSON.
 	data, _ := json.Marshal(body)
 	var out map[string]any
 	json.Unmarshal(data, &out)
-	bin, args := chromium.MachineDefaults()
-	chromium.Defaults{Binary: bin, Args: args}.Apply(out)
+	chromium.ManagedDefaults().Apply(out)
 	return out
 }
 

@@ -72,7 +72,6 @@ type fakeLauncher struct {
 }
 
 func (l *fakeLauncher) Launch(*slog.Logger) (kind.Managed, error) {
-	bin, args := chromium.MachineDefaults()
 	greeting := l.greeting
 	path, err := chromium.FindDriver(os.Getenv("WDEXT_CHROMEDRIVER"))
 	if err != nil {
@@ -84,7 +83,7 @@ func (l *fakeLauncher) Launch(*slog.Logger) (kind.Managed, error) {
 	}}
 	return kind.Managed{
 		Upstream: d,
-		Defaults: chromium.Defaults{Binary: bin, Args: args},
+		Defaults: chromium.ManagedDefaults(),
 		RunInfo:  map[string]any{"fake": true},
 	}, nil
 }

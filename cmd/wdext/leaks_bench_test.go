@@ -92,7 +92,7 @@ var chromiumArgs = append([]string{"--headless=new", "--no-sandbox"}, chromium.C
 // gone when this returns.
 func writeLeakSnapshots(t *testing.T, dir string, storeObjects int) leakTriple {
 	t.Helper()
-	bin, _ := chromium.MachineDefaults()
+	bin := chromium.ManagedDefaults().Binary
 	if bin == "" {
 		t.Fatal("needs Chromium (chromium, chromium-browser or google-chrome on PATH)")
 	}

@@ -221,13 +221,13 @@ func TestServeSignalDeletesUpstreamSessions(t *testing.T) {
 	assert.NilError(t, err)
 
 	s := startServe(t, "--upstream", in.URL.String())
-	// A remote upstream gets no machine defaults: ask for them here.
-	bin, args := chromium.MachineDefaults()
-	opts, _ := json.Marshal(map[string]any{"binary": bin, "args": args})
+	// A remote upstream gets no defaults: ask for them here.
+	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{"browserName": "chrome"}}}
+	chromium.ManagedDefaults().Apply(caps)
+	body, _ := json.Marshal(caps)
 	var ids []string
 	for i := 0; i < 2; i++ {
-		resp, err := http.Post(s.url+"/session", "application/json", strings.NewReader(
-			`{"capabilities":{"alwaysMatch":{"browserName":"chrome","goog:chromeOptions":`+string(opts)+`}}}`))
+		resp, err := http.Post(s.url+"/session", "application/json", bytes.NewReader(body))
 		assert.NilError(t, err)
 		var v struct {
 			Value struct {

@@ -19,10 +19,9 @@ import (
 // the machine's defaults, and returns its id.
 func newChromeSession(t *testing.T, base string) string {
 	t.Helper()
-	bin, args := chromium.MachineDefaults()
-	body, _ := json.Marshal(map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"browserName": "chrome", "goog:chromeOptions": map[string]any{"binary": bin, "args": args},
-	}}})
+	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{"browserName": "chrome"}}}
+	chromium.ManagedDefaults().Apply(caps)
+	body, _ := json.Marshal(caps)
 	resp, err := http.Post(base+"/session", "application/json", bytes.NewReader(body))
 	assert.NilError(t, err)
 	defer resp.Body.Close()

@@ -1,15 +1,21 @@
 package chromium
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Defaults are what wdext adds to a new-session request when it runs
-// the driver itself: the machine's Chromium binary and the switches a
-// headless, offline machine needs. They never override the client: a
-// binary the client named stays, and a switch the client passed (with any
-// value) is not added again.
+// the driver itself: the machine's Chromium binary, the switches a
+// headless, offline machine needs, and V8 flags. They never override the
+// client: a binary the client named stays, a switch the client passed
+// (with any value) is not added again, and a V8 flag the client named,
+// in either sense, is not added.
 type Defaults struct {
 	Binary string
 	Args   []string
+	// JSFlags go into --js-flags, before the client's own flags there.
+	JSFlags []string
 }
 
 // Apply adds the defaults to a decoded new-session body, in place: to each
@@ -76,9 +82,54 @@ func (d Defaults) applyTo(caps map[string]any) {
 			args = append(args, a)
 		}
 	}
+	args = d.withJSFlags(args)
 	if len(args) > 0 {
 		opts["args"] = args
 	}
+}
+
+// withJSFlags adds d.JSFlags to the client's --js-flags switch, or adds
+// one. Chromium honours a single --js-flags (the last), so the client's
+// flags and wdext's share it.
+func (d Defaults) withJSFlags(args []any) []any {
+	at := -1
+	var theirs []string
+	for i, a := range args {
+		if s, ok := a.(string); ok && switchName(s) == "js-flags" {
+			at = i
+			_, v, _ := strings.Cut(s, "=")
+			theirs = strings.Fields(v)
+		}
+	}
+	var ours []string
+	for _, f := range d.JSFlags {
+		if !slices.ContainsFunc(theirs, func(t string) bool { return v8FlagName(t) == v8FlagName(f) }) {
+			ours = append(ours, f)
+		}
+	}
+	if len(ours) == 0 {
+		return args
+	}
+	value := "--js-flags=" + strings.Join(append(ours, theirs...), " ")
+	if at < 0 {
+		return append(args, value)
+	}
+	args[at] = value
+	return args
+}
+
+// v8FlagName is a V8 flag without its sense, value and dashes:
+// "--no-compact", "--compact" and "--nocompact" are all "compact".
+func v8FlagName(flag string) string {
+	name, _, _ := strings.Cut(strings.TrimLeft(flag, "-"), "=")
+	name = strings.ReplaceAll(name, "_", "-")
+	if n, ok := strings.CutPrefix(name, "no-"); ok {
+		return n
+	}
+	if n, ok := strings.CutPrefix(name, "no"); ok {
+		return n
+	}
+	return name
 }
 
 // switchName is a command-line switch without its value and dashes:

@@ -128,3 +128,27 @@ func TestChromeDefaultsEmpty(t *testing.T) {
 	data, _ := json.Marshal(m)
 	assert.Equal(t, string(data), `{"capabilities":{"alwaysMatch":{"goog:chromeOptions":{"args":["--x"]}}}}`)
 }
+
+// wdext's V8 flags share the client's --js-flags, ahead of them, and give
+// way to a flag the client named in either sense.
+func TestChromeDefaultsJSFlags(t *testing.T) {
+	d := chromium.Defaults{JSFlags: []string{"--no-compact"}}
+	for _, tc := range []struct{ in, want []any }{
+		{in: nil, want: []any{"--js-flags=--no-compact"}},
+		{in: []any{"--x"}, want: []any{"--x", "--js-flags=--no-compact"}},
+		{in: []any{"--js-flags=--expose-gc", "--x"}, want: []any{"--js-flags=--no-compact --expose-gc", "--x"}},
+		{in: []any{"--js-flags=  --expose-gc   --trace-gc"}, want: []any{"--js-flags=--no-compact --expose-gc --trace-gc"}},
+		{in: []any{"--js-flags="}, want: []any{"--js-flags=--no-compact"}},
+		{in: []any{"--js-flags=--compact"}, want: []any{"--js-flags=--compact"}},
+		{in: []any{"--js-flags=--nocompact"}, want: []any{"--js-flags=--nocompact"}},
+		{in: []any{"--js-flags=--no_compact --expose-gc"}, want: []any{"--js-flags=--no_compact --expose-gc"}},
+	} {
+		opts := map[string]any{}
+		if tc.in != nil {
+			opts["args"] = tc.in
+		}
+		body := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{"goog:chromeOptions": opts}}}
+		d.Apply(body)
+		assert.DeepEqual(t, opts["args"], tc.want)
+	}
+}

@@ -45,8 +45,8 @@ func (l *launcher) Launch(*slog.Logger) (kind.Managed, error) {
 	if err := driver.Runnable("--chromedriver", l.chromedriver, path); err != nil {
 		return kind.Managed{}, err
 	}
-	bin, args := MachineDefaults()
-	headless := slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--headless") })
+	defaults := ManagedDefaults()
+	headless := slices.ContainsFunc(defaults.Args, func(a string) bool { return strings.HasPrefix(a, "--headless") })
 	d := &Driver{Path: path, Bind: Bind}
 	return kind.Managed{
 		Upstream: d,
@@ -56,7 +56,7 @@ func (l *launcher) Launch(*slog.Logger) (kind.Managed, error) {
 			}
 			return nil
 		},
-		Defaults: Defaults{Binary: bin, Args: args},
+		Defaults: defaults,
 		RunInfo:  map[string]any{"headless": headless},
 	}, nil
 }

@@ -17,11 +17,29 @@ var ClosedNetworkArgs = []string{
 	"--disable-sync",
 }
 
-// MachineDefaults says what this machine needs to run Chromium under
-// a managed chromedriver: the browser binary found here (empty if none),
-// and switches — --headless=new plus ClosedNetworkArgs when there is no
-// display, --no-sandbox when running as root (Chromium refuses otherwise).
-func MachineDefaults() (binary string, args []string) {
+// AllocationSiteJSFlags keep the leak check's createdFrom: V8's
+// allocation tracker moves an object's allocation stack only for an object
+// that has no heap-object id yet, and its 50 ms updates give every live
+// object one, so an old-space compaction afterwards loses the stacks of the
+// objects it moves. A page that runs chromedriver's atoms (any element
+// command) fragments old space enough for that. --no-compact keeps objects
+// where they were allocated. (V8 has no --never-compact: Chromium ignores
+// unknown V8 flags.)
+var AllocationSiteJSFlags = []string{"--no-compact"}
+
+// ManagedDefaults says what wdext adds to a new session under a managed
+// chromedriver: the browser binary found here (empty if none); switches —
+// --headless=new plus ClosedNetworkArgs when there is no display,
+// --no-sandbox when running as root (Chromium refuses otherwise); and
+// AllocationSiteJSFlags.
+func ManagedDefaults() Defaults {
+	binary, args := machine()
+	return Defaults{Binary: binary, Args: args, JSFlags: AllocationSiteJSFlags}
+}
+
+// machine is the browser binary found here and the switches this machine
+// needs.
+func machine() (binary string, args []string) {
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			binary = p

@@ -34,7 +34,7 @@ func Require(t testing.TB) string {
 	if err == nil {
 		_, err = exec.LookPath(path)
 	}
-	if bin, _ := chromium.MachineDefaults(); err == nil && bin == "" {
+	if err == nil && chromium.ManagedDefaults().Binary == "" {
 		err = exec.ErrNotFound
 	}
 	e2e.Require(t, "chromium and chromedriver", err)
@@ -46,8 +46,7 @@ func Require(t testing.TB) string {
 func Start(t testing.TB, extensions ...func(*webdriver.Server)) *Env {
 	t.Helper()
 	d := &chromium.Driver{Path: Require(t), Bind: chromium.Bind}
-	bin, args := chromium.MachineDefaults()
-	m := kind.Managed{Upstream: d, Defaults: chromium.Defaults{Binary: bin, Args: args}}
+	m := kind.Managed{Upstream: d, Defaults: chromium.ManagedDefaults()}
 	srv, url := e2e.Serve(t, m, chromium.Kind.Commands, extensions...)
 	return &Env{URL: url, Server: srv, Driver: d}
 }
