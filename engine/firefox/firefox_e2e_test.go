@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/tebeka/selenium"
@@ -390,6 +391,71 @@ func TestClassicClients(t *testing.T) {
 	page := e2e.ServePages(t, e2e.Testdata("classic"), nil).A + "/page.html"
 	e2e.RunScript(t, nil, "/usr/bin/python3", "testdata/classic/classic.py", url, "firefox", page)
 	e2e.RunScript(t, []string{"WDEXT_NODE_MODULES=" + nm}, "node", "testdata/classic/classic.mjs", url, "firefox", page)
+}
+
+// A content process that shuts down hands what it logged to the hub
+// first: the allocations and the collection of a site's process, ended
+// by a navigation to another site, are in the next drain and GC log.
+func TestDebuggerLogOfEndedProcess(t *testing.T) {
+	url, mark := start(t)
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	// Firefox keeps no process of a site no tab shows.
+	wd := e2e.Session(t, url, selenium.Capabilities{"browserName": "firefox", "moz:firefoxOptions": map[string]any{
+		"prefs": map[string]any{"dom.ipc.keepProcessesAlive.webIsolated.perOrigin": 0},
+	}})
+	s := url + "/session/" + wd.SessionID()
+	assert.NilError(t, wd.Get(pages.A+"/firefox/alloc.html"))
+	status, body := post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": true, "allocationSamplingProbability": 1, "maxAllocationsLogLength": 100000}`)
+	assert.Equal(t, status, 200, body)
+	status, body = post(t, s+"/wdext/memory/gc-log", `{"collect": true}`)
+	assert.Equal(t, status, 200, body)
+	make, err := wd.FindElement(selenium.ByID, "make")
+	assert.NilError(t, err)
+	assert.NilError(t, make.Click())
+	status, body = post(t, s+"/wdext/memory/gc", `{}`)
+	assert.Equal(t, status, 200, body)
+	siteProcesses := func() []int {
+		var pids []int
+		for pid, comm := range e2e.MarkedProcesses(mark) {
+			if comm == "Isolated Web Co" {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	first := siteProcesses()
+	assert.Equal(t, len(first), 1, "the first site's process: %v", e2e.MarkedProcesses(mark))
+
+	assert.NilError(t, wd.Get(pages.B+"/firefox/alloc.html"))
+	for i := 0; i < 200 && slices.Contains(siteProcesses(), first[0]); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	assert.Assert(t, !slices.Contains(siteProcesses(), first[0]), "the first site's process %d outlived the navigation", first[0])
+
+	status, body = post(t, s+"/wdext/memory/allocations/drain", `{}`)
+	assert.Equal(t, status, 200, body)
+	var log struct {
+		Value wire.AllocationsLog `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &log))
+	inMake := 0
+	for _, e := range log.Value.Log {
+		if e.Frame != nil && e.Frame.FunctionDisplayName == "make" && strings.HasPrefix(e.Frame.Source, pages.A+"/") {
+			inMake++
+		}
+	}
+	assert.Assert(t, inMake >= 1000 && inMake < 2000, "%d entries in make() at %s", inMake, pages.A)
+	status, body = get(t, s+"/wdext/memory/gc-log")
+	assert.Equal(t, status, 200, body)
+	var gcs struct {
+		Value wire.GCLog `json:"value"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(body), &gcs))
+	ours := false
+	for _, g := range gcs.Value.Entries {
+		ours = ours || g.Pid == int64(first[0]) && g.Reason != nil && *g.Reason == "COMPONENT_UTILS"
+	}
+	assert.Assert(t, ours, "no collection of wdext's in process %d: %s", first[0], body)
 }
 
 // wdext's Debugger is in every content process, from its start: the
