@@ -64,8 +64,10 @@ type AllocationSampler interface {
 // AllocationSampling is a running allocation sampler.
 type AllocationSampling interface {
 	// Take returns what was sampled since the last Take, oldest first, and
+	// how many entries more the engine sampled but did not keep (its own
+	// log overflowed; at least 1 when it does not know how many); then it
 	// samples on at interval.
-	Take(ctx context.Context, interval float64) ([]wire.AllocationEntry, error)
+	Take(ctx context.Context, interval float64) (entries []wire.AllocationEntry, dropped int, err error)
 	// Interval is the current sampling interval (0: not sampling).
 	Interval() float64
 	// Stop stops sampling, dropping what was not taken.

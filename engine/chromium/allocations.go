@@ -122,13 +122,13 @@ func (a *allocSampler) Stop(ctx context.Context) (err error) {
 // hands samples out only by stopping (getSamplingProfile returns every
 // sample since the start, every time), so allocations between the stop
 // and the start, one CDP round trip, are not logged.
-func (a *allocSampler) Take(ctx context.Context, interval float64) (_ []wire.AllocationEntry, err error) {
+func (a *allocSampler) Take(ctx context.Context, interval float64) (_ []wire.AllocationEntry, _ int, err error) {
 	defer func() { err = a.e.ended(ctx, err) }()
 	if a.interval <= 0 {
 		if err := a.start(ctx, interval); err != nil {
-			return nil, engine.Failed("starting V8's sampling heap profiler", err)
+			return nil, 0, engine.Failed("starting V8's sampling heap profiler", err)
 		}
-		return nil, nil
+		return nil, 0, nil
 	}
 	old := a.interval
 	var res heapprofiler.StopSamplingResult
@@ -138,12 +138,12 @@ func (a *allocSampler) Take(ctx context.Context, interval float64) (_ []wire.All
 	})
 	a.interval = 0
 	if err != nil {
-		return nil, engine.Failed("stopping V8's sampling heap profiler", err)
+		return nil, 0, engine.Failed("stopping V8's sampling heap profiler", err)
 	}
 	if err := a.start(ctx, interval); err != nil {
-		return nil, engine.Failed("restarting V8's sampling heap profiler", err)
+		return nil, 0, engine.Failed("restarting V8's sampling heap profiler", err)
 	}
-	return logEntries(res.Profile, old), nil
+	return logEntries(res.Profile, old), 0, nil
 }
 
 // logEntries turns a sampling heap profile into log entries, in allocation

@@ -149,33 +149,35 @@ type allocationLog struct {
 
 // Take drains every content process's log (drainAllocationsLog), and
 // those of processes that shut down since the last Take, oldest entry
-// first; then samples on at p.
-func (a *allocationLog) Take(ctx context.Context, p float64) ([]wire.AllocationEntry, error) {
+// first, with what the processes dropped; then samples on at p.
+func (a *allocationLog) Take(ctx context.Context, p float64) ([]wire.AllocationEntry, int, error) {
 	r, err := ask[drained](ctx, a.e, "drain", nil, "all")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var logs [][]wire.AllocationEntry
+	dropped := 0
 	for _, an := range r.Answers {
 		if err := an.err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		entries, err := an.Value.entries(a.p)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if len(entries) > 0 {
 			logs = append(logs, entries)
 		}
+		dropped += an.Value.Dropped
 	}
 	out := oldestFirst(logs)
 	if p != a.p {
 		if _, err := a.e.set(ctx, func(s *settings) { s.P = p }); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		a.p = p
 	}
-	return out, nil
+	return out, dropped, nil
 }
 
 // oldestFirst merges logs, each oldest first already (the processes'
@@ -207,8 +209,11 @@ func oldestFirst(logs [][]wire.AllocationEntry) []wire.AllocationEntry {
 
 // drained is process.js's log, by columns: each stack once, and per
 // entry its timestamp, stack index (-1: none), class, size and inNursery
-// (SpiderMonkey's entries carry no constructor: it stays null).
+// (SpiderMonkey's entries carry no constructor: it stays null); and how
+// many entries the process dropped (SpiderMonkey's log, or its own copy,
+// overflowed).
 type drained struct {
+	Dropped   int            `json:"dropped"`
 	Stacks    [][]wire.Frame `json:"stacks"`
 	Timestamp []float64      `json:"timestamp"`
 	Stack     []int          `json:"stack"`

@@ -116,8 +116,10 @@
   }
   // The log by columns: each stack once in "stacks", and per entry its
   // timestamp (ms since the browser started: the same clock in every
-  // process), stack index (-1: none), class, size and inNursery.
-  const columns = () => ({stacks: [], timestamp: [], stack: [], class: [], size: [], inNursery: []});
+  // process), stack index (-1: none), class, size and inNursery; dropped
+  // counts the entries lost (SpiderMonkey's log overflowed: at least
+  // one; or this copy did, by the oldest).
+  const columns = () => ({dropped: 0, stacks: [], timestamp: [], stack: [], class: [], size: [], inNursery: []});
   // logged holds what the log had when a window of the process went
   // away, read while its frames were alive (a dead window's frames are
   // dead objects), newest last; index finds a stack in it.
@@ -135,6 +137,7 @@
   function readLog() {
     if (!mem.trackingAllocationSites) return;
     const stack = stacks();
+    if (mem.allocationsLogOverflowed) logged.dropped++;
     for (const e of mem.drainAllocationsLog()) {
       let i = -1;
       if (e.frame) {
@@ -156,6 +159,7 @@
     const over = logged.timestamp.length - mem.maxAllocationsLogLength;
     if (over > 0) {
       for (const k of ["timestamp", "stack", "class", "size", "inNursery"]) logged[k].splice(0, over);
+      logged.dropped += over;
     }
   }
   function clearLog() {

@@ -31,6 +31,7 @@ type allocLog struct {
 	sampling    engine.AllocationSampling // nil when not tracking
 	log         []wire.AllocationEntry
 	seen        int // entries since the last drain, kept or not
+	dropped     int // entries the engine sampled since the last drain and did not keep
 }
 
 func newAllocLog() allocLog {
@@ -49,7 +50,7 @@ func (a *allocLog) settings() wire.AllocationSettings {
 		TrackingAllocationSites:       a.tracking,
 		AllocationSamplingProbability: a.probability,
 		MaxAllocationsLogLength:       a.maxLen,
-		AllocationsLogOverflowed:      a.seen > a.maxLen,
+		AllocationsLogOverflowed:      a.overflowed(),
 		SamplingInterval:              a.interval(),
 	}
 }
@@ -135,28 +136,33 @@ func drainCommand(ctx context.Context, sess *session.Session, body []byte) (any,
 		a.reset()
 		return nil, fmt.Errorf("draining the allocation sampler (allocation tracking is now off): %w", err)
 	}
-	out := wire.AllocationsLog{Log: a.log, Overflowed: a.seen > a.maxLen}
+	out := wire.AllocationsLog{Log: a.log, Overflowed: a.overflowed()}
 	if out.Log == nil {
 		out.Log = []wire.AllocationEntry{}
 	}
-	a.log, a.seen = nil, 0
+	a.log, a.seen, a.dropped = nil, 0, 0
 	return out, nil
 }
+
+// overflowed says whether entries since the last drain were lost: more
+// than maxAllocationsLogLength came, or the engine dropped some.
+func (a *allocLog) overflowed() bool { return a.seen > a.maxLen || a.dropped > 0 }
 
 // reset turns tracking off and forgets the log, keeping the settings.
 func (a *allocLog) reset() {
 	a.tracking, a.sampling = false, nil
-	a.log, a.seen = nil, 0
+	a.log, a.seen, a.dropped = nil, 0, 0
 }
 
 // collect moves what the sampler logged into the log, and samples on at
 // interval.
 func (a *allocLog) collect(ctx context.Context, interval float64) error {
-	entries, err := a.sampling.Take(ctx, interval)
+	entries, dropped, err := a.sampling.Take(ctx, interval)
 	if err != nil {
 		return err
 	}
 	a.seen += len(entries)
+	a.dropped += dropped
 	a.log = append(a.log, entries...)
 	a.trim()
 	return nil
