@@ -40,9 +40,11 @@
 //
 // Where it departs from the spec, because a script cannot do better:
 //
-//   - no periodic sample while no JavaScript runs (the engine's sampler
-//     samples running code only), and a periodic sample past a full
-//     buffer fires samplebufferfull only when the samples are delivered;
+//   - on WebKitGTK no periodic sample while no JavaScript runs
+//     (JavaScriptCore's sampler samples running code only; Firefox's
+//     Gecko profiler gives idle samples, without a stack, as V8 does), and
+//     a periodic sample past a full buffer fires samplebufferfull only
+//     when the samples are delivered;
 //   - a realm may profile until told its Document-Policy (a script cannot
 //     read its document's response headers; the engine tells it);
 //   - frames of scripts of another origin are left out even when fetched

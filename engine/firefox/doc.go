@@ -28,7 +28,10 @@
 //     new one before its first line until its WorkerDebugger's script
 //     (worker.js, served as resource://wdext/ from the browser's
 //     directory) has put the polyfill and the creator's Document-Policy
-//     in; forcesample reaches the workers the same way.
+//     in; forcesample reaches the workers the same way;
+//   - periodic samples: the hub runs the Gecko profiler from New Session,
+//     and process.js delivers a window's samples when one of its
+//     profilers stops.
 //
 // Rules:
 //   - Marionette serves one client: the translator is it, for the

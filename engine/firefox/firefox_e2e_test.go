@@ -393,6 +393,67 @@ func TestClassicClients(t *testing.T) {
 	e2e.RunScript(t, []string{"WDEXT_NODE_MODULES=" + nm}, "node", "testdata/classic/classic.mjs", url, "firefox", page)
 }
 
+// The Profiler polyfill gets periodic samples from the Gecko profiler
+// (10 ms apart): a Selenium click that keeps the page busy in spin() for
+// 500 ms gives a profiler of a 10 ms sampleInterval up to 50 samples
+// there (fewer on a loaded machine: 12 to 18 of 30 in 300 ms at load 12), with the page's frames only, named and placed as the script has
+// them, and the builtin it calls by its own name.
+func TestProfilerPeriodicSamples(t *testing.T) {
+	url, _ := start(t)
+	pages := e2e.ServePages(t, e2e.Testdata(), nil)
+	wd := e2e.Session(t, url, selenium.Capabilities{"browserName": "firefox"})
+	assert.NilError(t, wd.Get(pages.A+"/firefox/spin.html"))
+	for _, id := range []string{"start", "spin", "stop"} {
+		b, err := wd.FindElement(selenium.ByID, id)
+		assert.NilError(t, err)
+		assert.NilError(t, b.Click())
+	}
+	var trace struct {
+		Frames []struct {
+			Name         string
+			ResourceID   *int
+			Line, Column int
+		}
+		Resources []string
+		Stacks    []struct {
+			FrameID  int
+			ParentID *int
+		}
+		Samples []struct {
+			Timestamp float64
+			StackID   *int
+		}
+	}
+	for i := 0; i < 100; i++ {
+		v, err := wd.ExecuteScript("return window.trace && JSON.stringify(window.trace)", nil)
+		assert.NilError(t, err)
+		if s, ok := v.(string); ok {
+			assert.NilError(t, json.Unmarshal([]byte(s), &trace))
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	inSpin := 0
+	builtin := false
+	for _, f := range trace.Frames {
+		builtin = builtin || f.Name == "createElement" && f.ResourceID == nil
+	}
+	assert.Assert(t, builtin, "document.createElement() as a frame \"createElement\": %+v", trace.Frames)
+	for _, s := range trace.Samples {
+		for id := s.StackID; id != nil; id = trace.Stacks[*id].ParentID {
+			f := trace.Frames[trace.Stacks[*id].FrameID]
+			assert.Assert(t, f.ResourceID != nil && trace.Resources[*f.ResourceID] == pages.A+"/firefox/spin.html" || f.ResourceID == nil, "%+v", f)
+			if f.Name == "spin" {
+				assert.Equal(t, f.Line, 17)
+				inSpin++
+				break
+			}
+		}
+	}
+	t.Logf("%d samples, %d in spin()", len(trace.Samples), inSpin)
+	assert.Assert(t, inSpin >= 10 && inSpin <= 51, "%d samples in spin() of %d", inSpin, len(trace.Samples))
+}
+
 // A content process that shuts down hands what it logged to the hub
 // first: the allocations and the collection of a site's process, ended
 // by a navigation to another site, are in the next drain and GC log.

@@ -42,11 +42,13 @@ var startSettings = settings{P: 1}
 // Debugger in every content process, running or yet to start (hub.js,
 // process.js), by Marionette's chrome context, which Firefox allows with
 // -remote-allow-system-access. It runs before the client has the session,
-// so no client command meets the chrome context.
-func installHub(ctx context.Context, b *browser) error {
+// so no client command meets the chrome context. It says whether the
+// hub's Gecko profiler runs, which gives the Profiler polyfill its
+// periodic samples.
+func installHub(ctx context.Context, b *browser) (profiling bool, err error) {
 	c := b.conn
 	if err := c.Send(ctx, "Marionette:SetContext", map[string]any{"value": "chrome"}, nil); err != nil {
-		return fmt.Errorf("the chrome context of Marionette: %w", err)
+		return false, fmt.Errorf("the chrome context of Marionette: %w", err)
 	}
 	workers := workerSetup{
 		Dir:      filepath.Join(b.group.Dir(), workerDir),
@@ -54,12 +56,15 @@ func installHub(ctx context.Context, b *browser) error {
 		Allowed:  polyfill.SetPolicyScript(true),
 		Denied:   polyfill.SetPolicyScript(false),
 	}
-	_, err := c.Call(ctx, "WebDriver:ExecuteScript", map[string]any{"script": hubScript, "args": []any{processScript, startSettings, workers}})
+	var reply struct {
+		Value bool `json:"value"`
+	}
+	err = c.Send(ctx, "WebDriver:ExecuteScript", map[string]any{"script": hubScript, "args": []any{processScript, startSettings, workers}}, &reply)
 	if err2 := c.Send(ctx, "Marionette:SetContext", map[string]any{"value": "content"}, nil); err == nil {
 		err = err2
 	}
 	if err != nil {
-		return fmt.Errorf("wdext's Debugger in Firefox's processes: %w", err)
+		return false, fmt.Errorf("wdext's Debugger in Firefox's processes: %w", err)
 	}
-	return nil
+	return reply.Value, nil
 }

@@ -10,7 +10,8 @@
 // them as they change. A process answers the hub's "wdext:op" messages
 // (drain, gcs, heap, census, tabs, forceWorkers) with JSON, and hands
 // what it logged to the hub as it shuts down ("wdext:kept"). It also puts
-// the Profiler polyfill in its dedicated workers (below).
+// the Profiler polyfill in its dedicated workers, and gives its windows'
+// profilers their periodic samples (below).
 // Services.wdextDebugger is its face to debugger.js, run in the page's
 // process, which asks the other processes through the hub.
 (function () {
@@ -393,6 +394,38 @@
   Services.cpmm.addMessageListener("wdext:op", m => {
     Promise.resolve(answer(m.data.op, m.data.arg, m.data.top)).then(a => Services.cpmm.sendAsyncMessage("wdext:answer", {id: m.data.id, ...a}));
   });
+  // Periodic samples, while the hub's Gecko profiler runs (sharedData
+  // "wdext:profiling"): a profiler's stop() asks with
+  // console.debug("wdext.profiler.stop", token); its window is given the
+  // samples of this process's main thread taken since the window's last
+  // delivery, with the token.
+  if (Services.cpmm.sharedData.get("wdext:profiling")) {
+    const delivered = new WeakMap(); // window → epoch ms of its last sample
+    const waiting = new Map(); // question id → {win (weak), token}
+    let asked = 0;
+    const storage = Cc["@mozilla.org/consoleAPI-storage;1"].getService(Ci.nsIConsoleAPIStorage);
+    storage.addLogEventListener(msg => {
+      const a = msg.arguments;
+      if (msg.level !== "debug" || !a || a[0] !== "wdext.profiler.stop" || typeof a[1] !== "string") return;
+      const wgc = WindowGlobalChild.getByInnerWindowId(Number(msg.innerID));
+      const win = wgc && wgc.browsingContext && wgc.browsingContext.window;
+      if (!win) return;
+      const id = ++asked;
+      waiting.set(id, {win: Cu.getWeakReference(win), token: a[1]});
+      Services.cpmm.sendAsyncMessage("wdext:samples", {id, since: delivered.get(win) || 0});
+    }, Services.scriptSecurityManager.getSystemPrincipal());
+    Services.cpmm.addMessageListener("wdext:samples", m => {
+      const w = waiting.get(m.data.id);
+      waiting.delete(m.data.id);
+      const win = w && w.win.get();
+      if (!win || win.closed) return;
+      const batch = m.data.batch || {frames: [], samples: []};
+      if (batch.samples.length) delivered.set(win, batch.samples[batch.samples.length - 1][0]);
+      const deliver = Cu.waiveXrays(win)[Symbol.for("wdext.profiler.deliver")];
+      if (typeof deliver === "function") deliver(Cu.cloneInto([w.token], win), Cu.cloneInto(batch, win));
+    });
+  }
+
   Services.obs.addObserver(() => {
     if (mem.trackingAllocationSites || gcs.length) {
       Services.cpmm.sendAsyncMessage("wdext:kept", {drain: answer("drain"), gcs: answer("gcs")});

@@ -150,11 +150,16 @@ func (t *translator) marionetteSession(ctx context.Context, b *browser, caps map
 	if err := b.conn.Send(ctx, "WebDriver:NewSession", caps, &reply); err != nil {
 		return reply, sessionNotCreated(err)
 	}
-	if err := installHub(ctx, b); err != nil {
+	profiling, err := installHub(ctx, b)
+	if err != nil {
 		return reply, wire.Errorf(wire.SessionNotCreated, "%v", err)
 	}
+	preload := polyfill.Script("Profiler")
+	if profiling {
+		preload += polyfill.EnableSamplerScript
+	}
 	ws, _ := reply.Capabilities["webSocketUrl"].(string)
-	if err := addPreloadScript(ctx, ws, polyfill.Script("Profiler")); err != nil {
+	if err := addPreloadScript(ctx, ws, preload); err != nil {
 		return reply, wire.Errorf(wire.SessionNotCreated, "putting the Profiler polyfill in the session's documents: %v", err)
 	}
 	if !asked {
