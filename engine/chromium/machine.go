@@ -17,14 +17,13 @@ var ClosedNetworkArgs = []string{
 	"--disable-sync",
 }
 
-// AllocationSiteJSFlags keep the leak check's createdFrom: V8's
-// allocation tracker moves an object's allocation stack only for an object
-// that has no heap-object id yet, and its 50 ms updates give every live
-// object one, so an old-space compaction afterwards loses the stacks of the
-// objects it moves. A page that runs chromedriver's atoms (any element
-// command) fragments old space enough for that. --no-compact keeps objects
-// where they were allocated. (V8 has no --never-compact: Chromium ignores
-// unknown V8 flags.)
+// AllocationSiteJSFlags keep the leak check's createdFrom. V8's
+// allocation tracker moves an object's allocation stack with the object
+// only while the object has no heap-object id, and the tracker's 50 ms
+// updates give every live object one, so an old-space compaction loses
+// the stacks of the objects it moves. Chromedriver's element commands led
+// to one in every run measured (docs/leaks-createdfrom-2026-12-02.md).
+// --no-compact keeps objects where they were allocated.
 var AllocationSiteJSFlags = []string{"--no-compact"}
 
 // ManagedDefaults says what wdext adds to a new session under a managed
