@@ -115,7 +115,7 @@ func BenchmarkExecuteSyncServe(b *testing.B) {
 	base, pid := serveProcess(b, os.Getenv("WDEXT_BENCH_WDEXT"), "--upstream", in.URL.String())
 	httpRelay, httpRelayPID := relayProcess(b, httpRelayEnv, in.URL.Host)
 	tcpRelay, tcpRelayPID := relayProcess(b, tcpRelayEnv, in.URL.Host)
-	// A remote upstream gets no machine defaults: all ask for them.
+	// A remote upstream gets no defaults: all ask for them.
 	session := func(base string) *executeSync {
 		id, _ := newWire(b, base, false).newSession(withManagedDefaults(newSessionBody(nil)))
 		return newExecuteSync(base, id)

@@ -17,7 +17,7 @@ import (
 	"github.com/wdext/wdext/wire"
 )
 
-// newSession forwards POST /session, adding the machine defaults in
+// newSession forwards POST /session, adding the driver's defaults in
 // managed mode, and records the session from the reply: decode the
 // request, hold a slot, start the driver (startDriver), ask it (create),
 // register the session, and reply.

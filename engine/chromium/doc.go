@@ -7,9 +7,10 @@
 // samples by tracing, Measure Memory, V8 heap snapshots (censuses, live
 // objects, the leak check), the sampling heap profiler (the allocation
 // log) and the GC log by tracing. Defaults are what a managed
-// chromedriver's new sessions get on this machine (a Chromium binary,
-// --no-sandbox as root, headless switches without a display); it never
-// overrides what the client asked for.
+// chromedriver's new sessions get (ManagedDefaults: a Chromium binary,
+// --no-sandbox as root, headless switches without a display, and the V8
+// flag --no-compact that the leak check's createdFrom needs); they never
+// override what the client asked for.
 //
 // Rules:
 //

@@ -17,23 +17,23 @@ var ClosedNetworkArgs = []string{
 	"--disable-sync",
 }
 
-// AllocationSiteJSFlags keep the leak check's createdFrom. V8's
+// allocationSiteJSFlags keep the leak check's createdFrom. V8's
 // allocation tracker moves an object's allocation stack with the object
 // only while the object has no heap-object id, and the tracker's 50 ms
 // updates give every live object one, so an old-space compaction loses
 // the stacks of the objects it moves. Chromedriver's element commands led
 // to one in every run measured (docs/leaks-createdfrom-2026-12-02.md).
 // --no-compact keeps objects where they were allocated.
-var AllocationSiteJSFlags = []string{"--no-compact"}
+var allocationSiteJSFlags = []string{"--no-compact"}
 
 // ManagedDefaults says what wdext adds to a new session under a managed
 // chromedriver: the browser binary found here (empty if none); switches —
 // --headless=new plus ClosedNetworkArgs when there is no display,
 // --no-sandbox when running as root (Chromium refuses otherwise); and
-// AllocationSiteJSFlags.
+// allocationSiteJSFlags.
 func ManagedDefaults() Defaults {
 	binary, args := machine()
-	return Defaults{Binary: binary, Args: args, JSFlags: AllocationSiteJSFlags}
+	return Defaults{Binary: binary, Args: args, JSFlags: allocationSiteJSFlags}
 }
 
 // machine is the browser binary found here and the switches this machine

@@ -125,9 +125,32 @@ if (!Services.wdextHub) {
   }
   ppmm.sharedData.set("wdext:profiling", Services.wdextProfiling);
   ppmm.sharedData.flush();
+  // Gecko refuses a gather while one runs, and one that started before a
+  // stop() may miss its samples: questions wait for the next gather, one
+  // at a time, at most 256 of them.
+  let queued = [];
+  let gathering = false;
+  const gather = () => {
+    const now = queued;
+    queued = [];
+    gathering = true;
+    Services.profiler.getProfileDataAsync().then(p => {
+      for (const q of now) {
+        try {
+          q.answer({batch: samplesOf(p, q.pid, q.since)});
+        } catch (e) {
+          q.answer({error: String(e)});
+        }
+      }
+    }, e => {
+      for (const q of now) q.answer({error: String(e)});
+    }).finally(() => {
+      gathering = false;
+      if (queued.length) gather();
+    });
+  };
   ppmm.addMessageListener("wdext:samples", m => {
     const {id, since} = m.data;
-    const pid = m.target.osPid;
     const answer = reply => {
       try {
         m.target.sendAsyncMessage("wdext:samples", {id, ...reply});
@@ -135,7 +158,12 @@ if (!Services.wdextHub) {
         // the process went away
       }
     };
-    Services.profiler.getProfileDataAsync().then(p => answer({batch: samplesOf(p, pid, since)}), e => answer({error: String(e)}));
+    if (queued.length >= 256) {
+      answer({error: "too many profilers stopping at once"});
+      return;
+    }
+    queued.push({pid: m.target.osPid, since, answer});
+    if (!gathering) gather();
   });
   ppmm.loadProcessScript("data:application/javascript;charset=utf-8," + encodeURIComponent(processScript), true);
 }
@@ -193,12 +221,15 @@ function samplesOf(p, pid, since) {
 // accessor, "Performance.now", "get Element.id") is a builtin too, named
 // as V8 and JavaScriptCore name it ("now", "get id").
 function jsFrame(location, relevantForJS) {
-  const m = /^(?:(.*) \()?(\S+?)(?::(\d+):(\d+))?\)?(?:\[\d+\])?$/.exec(location);
+  // Code from eval or new Function is "url line N > eval:line:column".
+  location = location.replace(/ line \d+ > [^:()]*(?=:\d+)/g, "");
+  const m = /^(?:(.*) \()?(\S+?)(?::(\d+)(?::(\d+))?)?\)?(?:\[\d+\])?$/.exec(location);
   if (m && m[2] === "self-hosted") return {name: m[1] || ""};
   if (m && /^[a-zA-Z][\w+.-]*:(?!:)/.test(m[2])) {
     const [, name = "", url, line, column] = m;
     const frame = {name, url};
-    if (line) [frame.line, frame.column] = [Number(line), Number(column)];
+    if (line) frame.line = Number(line);
+    if (column) frame.column = Number(column);
     return frame;
   }
   return relevantForJS ? {name: location.replace(/^((?:get |set )?)[A-Za-z]\w*\./, "$1")} : null;

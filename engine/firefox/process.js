@@ -398,10 +398,13 @@
   // "wdext:profiling"): a profiler's stop() asks with
   // console.debug("wdext.profiler.stop", token); its window is given the
   // samples of this process's main thread taken since the window's last
-  // delivery, with the token.
+  // delivery, with the token (without samples if the hub failed: the
+  // stop() is not kept waiting). A document that is no longer its
+  // browsing context's current one gets nothing; its stop() resolves
+  // after the polyfill's 5 s.
   if (Services.cpmm.sharedData.get("wdext:profiling")) {
     const delivered = new WeakMap(); // window → epoch ms of its last sample
-    const waiting = new Map(); // question id → {win (weak), token}
+    const waiting = new Map(); // question id → {wgc, token, at}, at most 256 for 10 s
     let asked = 0;
     const storage = Cc["@mozilla.org/consoleAPI-storage;1"].getService(Ci.nsIConsoleAPIStorage);
     storage.addLogEventListener(msg => {
@@ -410,15 +413,22 @@
       const wgc = WindowGlobalChild.getByInnerWindowId(Number(msg.innerID));
       const win = wgc && wgc.browsingContext && wgc.browsingContext.window;
       if (!win) return;
+      const now = Date.now();
+      for (const [k, w] of waiting) {
+        if (now - w.at > 10000) waiting.delete(k);
+      }
+      if (waiting.size >= 256) return;
       const id = ++asked;
-      waiting.set(id, {win: Cu.getWeakReference(win), token: a[1]});
+      waiting.set(id, {wgc, token: a[1], at: now});
       Services.cpmm.sendAsyncMessage("wdext:samples", {id, since: delivered.get(win) || 0});
     }, Services.scriptSecurityManager.getSystemPrincipal());
     Services.cpmm.addMessageListener("wdext:samples", m => {
       const w = waiting.get(m.data.id);
       waiting.delete(m.data.id);
-      const win = w && w.win.get();
-      if (!win || win.closed) return;
+      if (!w || w.wgc.isClosed) return;
+      const win = w.wgc.browsingContext && w.wgc.browsingContext.window;
+      const current = win && !win.closed && win.windowGlobalChild;
+      if (!current || current.innerWindowId !== w.wgc.innerWindowId) return;
       const batch = m.data.batch || {frames: [], samples: []};
       if (batch.samples.length) delivered.set(win, batch.samples[batch.samples.length - 1][0]);
       const deliver = Cu.waiveXrays(win)[Symbol.for("wdext.profiler.deliver")];

@@ -104,7 +104,8 @@ func TestLeakCheckTimers(t *testing.T) {
 		assert.DeepEqual(t, l.RetainerPath[len(l.RetainerPath)-1], "poll()")
 		assert.Assert(t, slices.Contains(l.RetainerPath, "DOMTimer"), "%q", l.RetainerPath)
 		// The array is in V8's large-object space, which never moves, so
-		// its stack survives the element commands (docs/leaks.md).
+		// its stack survived the element commands even before wdext's
+		// --no-compact (docs/leaks.md).
 		assert.Assert(t, l.CreatedFrom != nil && l.CreatedFrom.FunctionName == "startPolling", "%+v", l.CreatedFrom)
 	}
 }
