@@ -31,8 +31,10 @@ if (!Services.wdextHub) {
   const asks = new Map();
   const replies = new Map();
   // kept: what processes that shut down handed over, newest last; a
-  // drain or gcs question takes its part.
+  // drain or gcs question takes its part. lostLogs counts the allocation
+  // logs of the oldest, dropped past 32: the next drain says so.
   let kept = [];
+  let lostLogs = 0;
   ppmm.sharedData.set("wdext:memory", initial);
   ppmm.sharedData.flush();
   ppmm.addMessageListener("wdext:memory", m => {
@@ -45,10 +47,11 @@ if (!Services.wdextHub) {
       if (!m.data.gclog) k.gcs = null;
     }
     kept = kept.filter(k => k.drain || k.gcs);
+    if (!m.data.track) lostLogs = 0;
   });
   ppmm.addMessageListener("wdext:kept", m => {
     kept.push(m.data);
-    if (kept.length > 32) kept.shift();
+    if (kept.length > 32 && kept.shift().drain) lostLogs++;
   });
   // finish ends question id: a process that has not answered is an
   // error answer.
@@ -77,6 +80,11 @@ if (!Services.wdextHub) {
         k[op] = null;
       }
       kept = kept.filter(k => k.drain || k.gcs);
+      if (op === "drain" && lostLogs) {
+        // At least one entry each (process.js's columns, empty).
+        a.answers.push({pid: 0, remoteType: "", json: JSON.stringify({dropped: lostLogs, stacks: [], timestamp: [], stack: [], class: [], size: [], inNursery: []})});
+        lostLogs = 0;
+      }
     }
     asks.set(id, a);
     for (let i = 0; i < ppmm.childCount; i++) {
