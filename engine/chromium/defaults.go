@@ -103,7 +103,7 @@ func (d Defaults) withJSFlags(args []any) []any {
 	}
 	var ours []string
 	for _, f := range d.JSFlags {
-		if !slices.ContainsFunc(theirs, func(t string) bool { return v8FlagName(t) == v8FlagName(f) }) {
+		if !slices.ContainsFunc(theirs, func(t string) bool { return sameV8Flag(t, f) }) {
 			ours = append(ours, f)
 		}
 	}
@@ -118,18 +118,18 @@ func (d Defaults) withJSFlags(args []any) []any {
 	return args
 }
 
-// v8FlagName is a V8 flag without its sense, value and dashes:
-// "--no-compact", "--compact" and "--nocompact" are all "compact".
+// sameV8Flag says whether two V8 flags name one flag, in either sense:
+// "--compact", "--no-compact", "--nocompact" and "--no_compact" do.
+func sameV8Flag(a, b string) bool {
+	a, b = v8FlagName(a), v8FlagName(b)
+	return a == b || "no"+a == b || "no"+b == a
+}
+
+// v8FlagName is a flag's name without its value, dashes and underscores
+// (V8 takes - and _ alike): "--no-compact" is "nocompact".
 func v8FlagName(flag string) string {
-	name, _, _ := strings.Cut(strings.TrimLeft(flag, "-"), "=")
-	name = strings.ReplaceAll(name, "_", "-")
-	if n, ok := strings.CutPrefix(name, "no-"); ok {
-		return n
-	}
-	if n, ok := strings.CutPrefix(name, "no"); ok {
-		return n
-	}
-	return name
+	name, _, _ := strings.Cut(flag, "=")
+	return strings.NewReplacer("-", "", "_", "").Replace(name)
 }
 
 // switchName is a command-line switch without its value and dashes:

@@ -142,6 +142,8 @@ func TestChromeDefaultsJSFlags(t *testing.T) {
 		{in: []any{"--js-flags=--compact"}, want: []any{"--js-flags=--compact"}},
 		{in: []any{"--js-flags=--nocompact"}, want: []any{"--js-flags=--nocompact"}},
 		{in: []any{"--js-flags=--no_compact --expose-gc"}, want: []any{"--js-flags=--no_compact --expose-gc"}},
+		{in: []any{"--js-flags=--compact=true"}, want: []any{"--js-flags=--compact=true"}},
+		{in: []any{"--js-flags=--concurrent-marking"}, want: []any{"--js-flags=--no-compact --concurrent-marking"}},
 		// Chromium takes the last of several --js-flags.
 		{in: []any{"--js-flags=--a", "--js-flags=--b"}, want: []any{"--js-flags=--a", "--js-flags=--no-compact --b"}},
 		{in: []any{float64(1), "--js-flags=--b"}, want: []any{float64(1), "--js-flags=--no-compact --b"}},

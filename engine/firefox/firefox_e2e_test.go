@@ -475,9 +475,9 @@ func TestDebuggerLogOfEndedProcess(t *testing.T) {
 	assert.Equal(t, status, 200, body)
 	status, body = post(t, s+"/wdext/memory/gc-log", `{"collect": true}`)
 	assert.Equal(t, status, 200, body)
-	make, err := wd.FindElement(selenium.ByID, "make")
+	button, err := wd.FindElement(selenium.ByID, "make")
 	assert.NilError(t, err)
-	assert.NilError(t, make.Click())
+	assert.NilError(t, button.Click())
 	status, body = post(t, s+"/wdext/memory/gc", `{}`)
 	assert.Equal(t, status, 200, body)
 	siteProcesses := func() []int {
