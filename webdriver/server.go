@@ -172,7 +172,11 @@ func (s *Server) Shutdown(ctx context.Context) {
 func (s *Server) ExpireIdle(ctx context.Context, timeout time.Duration) {
 	interval := min(timeout/4, 10*time.Second)
 	s.cfg.Sessions.ExpireIdle(ctx, timeout, max(interval, 100*time.Millisecond), func(ctx context.Context, sess *session.Session) {
+		// The session refuses commands from now on: say why first, before
+		// the log line that a client (or a test) may act on.
+		why := fmt.Sprintf("it was idle for longer than the session timeout (%v)", timeout)
+		s.cfg.Sessions.Note(sess.ID, why)
 		s.cfg.Log.Info("session idle, deleting", "session", sess.ID, "timeout", timeout)
-		s.DeleteSession(ctx, sess, fmt.Sprintf("it was idle for longer than the session timeout (%v)", timeout))
+		s.DeleteSession(ctx, sess, why)
 	})
 }
