@@ -426,7 +426,7 @@ func TestProfilerPeriodicSamples(t *testing.T) {
 		}
 	}
 	var traces []trace
-	for i := 0; i < 100 && traces == nil; i++ {
+	for i := 0; i < 100; i++ {
 		v, err := wd.ExecuteScript("return window.traces && JSON.stringify(window.traces)", nil)
 		assert.NilError(t, err)
 		if s, ok := v.(string); ok {

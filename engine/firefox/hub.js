@@ -81,8 +81,8 @@ if (!Services.wdextHub) {
       }
       kept = kept.filter(k => k.drain || k.gcs);
       if (op === "drain" && lostLogs) {
-        // At least one entry each (process.js's columns, empty).
-        a.answers.push({pid: 0, remoteType: "", json: JSON.stringify({dropped: lostLogs, stacks: [], timestamp: [], stack: [], class: [], size: [], inNursery: []})});
+        // At least one entry each; a log of no entries needs no columns.
+        a.answers.push({pid: 0, remoteType: "", json: JSON.stringify({dropped: lostLogs})});
         lostLogs = 0;
       }
     }
