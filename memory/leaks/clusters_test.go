@@ -1,6 +1,7 @@
 package leaks
 
 import (
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -62,4 +63,33 @@ func TestClustersLinkedList(t *testing.T) {
 	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 1})
 	assert.DeepEqual(t, names(r), []string{"objects Link"})
 	assert.Equal(t, r.Leaks[0].CountDelta, int64(60))
+}
+
+// With iteration marks, a cluster some iterations made none of is a
+// structure made then, not a share of a growth, and is not pooled:
+// a copy kept from the first iteration and the last two copies of
+// another structure are no leak together, where two holders of a
+// growth, split unevenly each iteration, still are.
+func TestClustersPoolMarked(t *testing.T) {
+	b := newPage(0) // ids up to 11
+	marks := []uint32{3000, 6000}
+	hold := func(f *page, prop string, ids ...uint32) {
+		list := f.g.Node("object", "Array", ids[0]-1, 16)
+		f.g.Edge(f.window, "property", prop, list)
+		for k, id := range ids {
+			f.g.Element(list, "element", k, f.g.Node("object", "Foo", id, 24))
+		}
+	}
+	check := func(f *page) string {
+		r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3, Clock: 10011, Marks: marks})
+		return strings.Join(names(r), ",")
+	}
+	f := newPage(0)
+	hold(f, "first", 1001, 1003, 1005)                  // made in [3 0 0]
+	hold(f, "last", 4001, 4003, 4005, 8001, 8003, 8005) // made in [0 3 3]
+	assert.Equal(t, check(f), "")
+	f = newPage(0)
+	hold(f, "some", 1001, 4001, 4003, 8001)         // [1 2 1]
+	hold(f, "others", 1101, 1103, 4101, 8101, 8103) // [2 1 2]
+	assert.Equal(t, check(f), "objects Foo")
 }

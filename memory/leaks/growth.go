@@ -107,10 +107,17 @@ func (c *comparison) marks() []uint32 {
 // 100 100] every time, while its bursts once read [98 2 300 100], which
 // the burst rule rejects.
 func (c *comparison) grewMarked(members []int, marks []uint32, k int64) bool {
+	per := c.madeIn(members, marks)
+	return !slices.Contains(per, 0) && per[len(per)-1] <= 2*k
+}
+
+// madeIn counts the members made in each iteration, by their ids
+// against marks.
+func (c *comparison) madeIn(members []int, marks []uint32) []int64 {
 	per := make([]int64, len(marks)+1)
 	for _, m := range members {
 		i, _ := slices.BinarySearch(marks, c.f.ID(m))
 		per[i]++
 	}
-	return !slices.Contains(per, 0) && per[len(per)-1] <= 2*k
+	return per
 }
