@@ -109,3 +109,33 @@ func TestLeakCheckTimers(t *testing.T) {
 		assert.Assert(t, l.CreatedFrom != nil && l.CreatedFrom.FunctionName == "startPolling", "%+v", l.CreatedFrom)
 	}
 }
+
+// A window listener a click adds, whose closure holds 1,000 objects, is
+// one group, the engine's count, that retains the closure and what it
+// holds, with a path to the handler; the objects are the listener's, not
+// a group of their own. On WebKitGTK, whose inspector names no handler,
+// the handlers are the new functions the window's wrapper holds.
+func TestLeakCheckListeners(t *testing.T) {
+	for _, engine := range []struct {
+		name    string
+		start   func(*testing.T) *env
+		handler string
+	}{{"chromium", start, "onCustom()"}, {"webkitgtk", startWebKitGTK, "Function()"}} {
+		t.Run(engine.name, func(t *testing.T) {
+			e := engine.start(t)
+			for _, n := range []int{3, 5} {
+				r, err := e.checkClicks(t, "#listener", n)
+				var le *wdclient.LeakError
+				assert.Assert(t, errors.As(err, &le), "%v", err)
+				assert.Equal(t, len(r.Leaks), 1, "%+v", r.Leaks)
+				l := r.Leaks[0]
+				t.Logf("n=%d retained %d per iteration %d, path %q", n, l.RetainedBytes, l.RetainedPerIteration, l.RetainerPath)
+				assert.Equal(t, l.Kind+" "+l.Name, "event-listeners Window custom-click")
+				assert.Equal(t, l.PerIteration, int64(1))
+				assert.Equal(t, l.RetainerPath[0], "Window")
+				assert.Equal(t, l.RetainerPath[len(l.RetainerPath)-1], engine.handler)
+				assert.Assert(t, l.RetainedPerIteration >= 16000, "%d", l.RetainedPerIteration)
+			}
+		})
+	}
+}

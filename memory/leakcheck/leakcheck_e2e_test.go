@@ -177,7 +177,7 @@ func TestLeakCheckDeterministic(t *testing.T) {
 const leakyVerdictWebKit = `objects "Foo" 15/3 by Window → store (property) → Array → Foo from null
 detached-dom "HTMLDivElement div.dialog" 5/1 by Window → dialogs (property) → Array → HTMLDivElement div.dialog from null
 collection "Window.cache (Map)" 10/2 by Window → cache (property) → Map from null
-event-listeners "Window resize" 5/1 by  from null
+event-listeners "Window resize" 5/1 by Window → (internal) → Function() from null
 `
 
 func TestLeakCheckWebKitGTK(t *testing.T) {

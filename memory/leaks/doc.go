@@ -61,7 +61,9 @@
 //     once it has an id: see createdFrom).
 //   - retainedBytes is what the new members retain in the final heap's
 //     dominator tree (see retained), retainedPerIteration that / N; a
-//     listener group's is its new handlers', and its path leads to one.
+//     listener group's is its new handlers' (for an engine that names
+//     none, the new functions the window's wrapper holds: unnamedHandlers),
+//     and its path leads to one.
 //   - Order: by kind, then bytes and count, largest first, then name.
 //   - For JavaScriptCore, FromJSC writes the snapshot in V8's vocabulary
 //     so the same rules apply; what JSC does not say (Map and Set sizes,

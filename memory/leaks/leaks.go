@@ -412,12 +412,31 @@ func (c *comparison) listenerLeaks(leaks []wire.Leak) []wire.Leak {
 		count[l.Target+" "+l.Type]--
 	}
 	handlers := map[string][]int{}
+	target := map[string]string{}
+	unnamed := map[string]bool{} // groups with a listener whose handler the engine did not name
 	byID := nodesOf(c.f, c.in.ListenersAfter)
 	for _, l := range c.in.ListenersAfter {
 		k := l.Target + " " + l.Type
 		count[k]++
+		target[k] = l.Target
+		if l.HandlerID == 0 {
+			unnamed[k] = true
+		}
 		if j, ok := byID[l.HandlerID]; ok && l.HandlerID != 0 && c.isNew(j) {
 			handlers[k] = append(handlers[k], j)
+		}
+	}
+	// A target whose one grown group has handlers the engine did not
+	// name: the new functions the target holds are that group's.
+	grownUnnamed := map[string][]string{}
+	for name, delta := range count {
+		if c.grows(delta) && unnamed[name] && len(handlers[name]) == 0 {
+			grownUnnamed[target[name]] = append(grownUnnamed[target[name]], name)
+		}
+	}
+	for t, names := range grownUnnamed {
+		if len(names) == 1 {
+			handlers[names[0]] = c.unnamedHandlers(t)
 		}
 	}
 	for name, delta := range count {

@@ -325,6 +325,50 @@ func TestRetainedByAnotherLeak(t *testing.T) {
 	assert.Equal(t, r.Leaks[1].RetainedPerIteration, int64(32+1000))
 }
 
+// An engine that names no handlers (WebKit's inspector): the new
+// functions the window holds by an internal edge, as JavaScriptCore's
+// wrapper holds its listeners', are the one grown Window group's, with
+// their path and what their closures retain (the big array is the
+// listener's, not an objects group). A built-in the global made on first
+// use (no scope of its own) is no handler; with two grown groups on the
+// window, which is whose is unknown, and neither gets them.
+func TestEventListenersUnnamedHandlers(t *testing.T) {
+	b := newPage(0)
+	check := func(types ...string) wire.LeakReport {
+		f := newPage(0)
+		g := f.g
+		id := uint32(4001)
+		node := func(typ, name string, size int64) int {
+			n := g.Node(typ, name, id, size)
+			id += 2
+			return n
+		}
+		var after []Listener
+		for _, typ := range types {
+			handler := node("closure", "Function", 32)
+			g.Edge(f.window, "internal", "", handler)
+			scope := node("object", "JSLexicalEnvironment", 24)
+			g.Edge(handler, "internal", "context", scope)
+			big := node("object", "Array", 1000)
+			g.Edge(scope, "context", "big", big)
+			after = append(after, Listener{"Window", typ, 0})
+		}
+		g.Edge(f.window, "internal", "", node("closure", "Function", 32)) // a built-in, made on first use
+		return find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3,
+			ListenersBefore: []Listener{}, ListenersAfter: after})
+	}
+	r := check("custom", "custom", "custom")
+	assert.DeepEqual(t, names(r), []string{"event-listeners Window custom"})
+	assert.Equal(t, r.Leaks[0].RetainedPerIteration, int64(32+24+1000))
+	assert.DeepEqual(t, r.Leaks[0].RetainerPath, []string{"Window", "(internal)", "Function()"})
+	r = check("custom", "custom", "custom", "other", "other", "other")
+	for _, l := range r.Leaks {
+		if l.Kind == wire.LeakEventListeners {
+			assert.DeepEqual(t, l.RetainerPath, []string{})
+		}
+	}
+}
+
 // createdFrom is the frame most members share.
 func TestCreatedFromMajority(t *testing.T) {
 	b := newPage(0)

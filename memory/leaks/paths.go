@@ -286,6 +286,9 @@ func edgeLabel(e heapsnapshot.Edge) string {
 	case "context":
 		return e.Name + " (variable)"
 	}
+	if e.Name == "" {
+		return "(" + e.Type + ")" // JavaScriptCore's unnamed internal edges
+	}
 	return e.Name + " (" + e.Type + ")"
 }
 
