@@ -79,10 +79,10 @@ func Find(in Input) (wire.LeakReport, error) {
 	defer c.endTree()
 	// The retainer paths on another core, while this one groups the new
 	// objects and measures the collections, which needs no paths.
-	globals := globalObjects(c.f)
-	d := newDriver(c.f, globals)
+	c.globals = globalObjects(c.f)
+	d := newDriver(c.f, c.globals)
 	var wg sync.WaitGroup
-	wg.Go(func() { c.p = retainers(c.f, globals, d) })
+	wg.Go(func() { c.p = retainers(c.f, c.globals, d) })
 	rep := wire.LeakReport{
 		Iterations:  c.n,
 		BytesBefore: in.Baseline.bytes,
@@ -138,10 +138,15 @@ type comparison struct {
 	// order (for a collection, the collection; for listeners, their new
 	// handlers).
 	members [][]int
+	globals []int // the page's and the workers' global objects
+	// reachWithout caches pageReachWithout's searches, by leak.
+	reachWithout map[int][]bool
 }
 
 // withoutRetained drops the leaks that another leak retains: every
-// member dominated by a member of another leak (listener groups stay).
+// member dominated by a member of another leak, or reached from the
+// page only through a listener's or timer's handlers (heldByHandlers;
+// listener and timer groups stay).
 // What a forgotten timer's closure holds (an object, its array, the
 // array's rows) is that closure's leak, and a listener's big array the
 // listener's, as memlab reports one trace for each; their bytes are in
@@ -160,7 +165,7 @@ func (c *comparison) withoutRetained(leaks []wire.Leak) []wire.Leak {
 	for k, l := range leaks {
 		// Listeners and timers are the engine's count, whatever holds
 		// their handlers.
-		if l.Kind == wire.LeakEventListeners || l.Kind == wire.LeakTimers || !c.retainedByOther(k, owner) {
+		if l.Kind == wire.LeakEventListeners || l.Kind == wire.LeakTimers || !c.retainedByOther(k, leaks, owner) {
 			out = append(out, l)
 		}
 	}
@@ -168,8 +173,9 @@ func (c *comparison) withoutRetained(leaks []wire.Leak) []wire.Leak {
 }
 
 // retainedByOther tells whether every member of leak k has, up its
-// dominator tree, a member of another leak.
-func (c *comparison) retainedByOther(k int, owner map[int32]int) bool {
+// dominator tree, a member of another leak, or is held by a listener's
+// or timer's handlers (heldByHandlers).
+func (c *comparison) retainedByOther(k int, leaks []wire.Leak, owner map[int32]int) bool {
 	if len(c.members[k]) == 0 {
 		return false
 	}
@@ -181,7 +187,7 @@ func (c *comparison) retainedByOther(k int, owner map[int32]int) bool {
 				break
 			}
 		}
-		if !held {
+		if !held && !c.heldByHandlers(k, leaks, m) {
 			return false
 		}
 	}

@@ -369,6 +369,41 @@ func TestEventListenersUnnamedHandlers(t *testing.T) {
 	}
 }
 
+// What a handler's closure holds is the listener's even when an engine
+// cache holds the closure's scope too (JavaScriptCore keeps a function
+// its executable made, here the mapping arrow of Array.from in the same
+// scope), so that the handler does not dominate it: the page reaches the
+// big array only through the handler.
+func TestHeldByHandlers(t *testing.T) {
+	b := newPage(0)
+	f := newPage(0)
+	g := f.g
+	id := uint32(4001)
+	node := func(typ, name string, size int64) int {
+		n := g.Node(typ, name, id, size)
+		id += 2
+		return n
+	}
+	var after []Listener
+	for k := range 3 {
+		handler := node("closure", "Function", 32)
+		g.Edge(f.window, "internal", "", handler)
+		scope := node("object", "system / Context", 24)
+		g.Edge(handler, "internal", "context", scope)
+		big := node("object", "Array", 1000)
+		g.Edge(scope, "context", "big", big)
+		exe := node("code", "FunctionExecutable", 64) // the engine's, from its roots
+		g.Element(f.root, "element", 10+k, exe)
+		arrow := node("closure", "Function", 32)
+		g.Edge(exe, "internal", "singleton", arrow)
+		g.Edge(arrow, "internal", "context", scope)
+		after = append(after, Listener{"Window", "custom", 0})
+	}
+	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3,
+		ListenersBefore: []Listener{}, ListenersAfter: after})
+	assert.DeepEqual(t, names(r), []string{"event-listeners Window custom"})
+}
+
 // createdFrom is the frame most members share.
 func TestCreatedFromMajority(t *testing.T) {
 	b := newPage(0)
