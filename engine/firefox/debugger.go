@@ -23,6 +23,7 @@ var debuggerScript string
 type settings struct {
 	Track bool    `json:"track"`
 	P     float64 `json:"p"`
+	Live  bool    `json:"live"` // live objects are tracked (at probability 1)
 	GCLog bool    `json:"gclog"`
 }
 
@@ -161,7 +162,11 @@ func (a *allocationLog) Take(ctx context.Context, p float64) ([]wire.AllocationE
 		if err := an.err(); err != nil {
 			return nil, 0, err
 		}
-		entries, err := an.Value.entries(a.p)
+		p := a.p
+		if an.Value.P > 0 {
+			p = an.Value.P
+		}
+		entries, err := an.Value.entries(p)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -209,11 +214,13 @@ func oldestFirst(logs [][]wire.AllocationEntry) []wire.AllocationEntry {
 
 // drained is process.js's log, by columns: each stack once, and per
 // entry its timestamp, stack index (-1: none), class, size and inNursery
-// (SpiderMonkey's entries carry no constructor: it stays null); and how
+// (SpiderMonkey's entries carry no constructor: it stays null); how
 // many entries the process dropped (SpiderMonkey's log, or its own copy,
-// overflowed).
+// overflowed); and the probability the process sampled at (1 while live
+// objects are tracked, whatever the client asked).
 type drained struct {
 	Dropped   int            `json:"dropped"`
+	P         float64        `json:"p"`
 	Stacks    [][]wire.Frame `json:"stacks"`
 	Timestamp []float64      `json:"timestamp"`
 	Stack     []int          `json:"stack"`

@@ -361,7 +361,7 @@ func TestMemoryCommands(t *testing.T) {
 	status, body = post(t, s+"/wdext/memory/leaks/start", `{}`)
 	assert.Equal(t, status, 500, body)
 	assert.Assert(t, strings.Contains(body, `"error":"unsupported operation"`), body)
-	assert.Assert(t, strings.Contains(body, "heap snapshots"), body)
+	assert.Assert(t, strings.Contains(body, "saveHeapSnapshot"), body)
 }
 
 func post(t *testing.T, url, body string) (int, string) { return call(t, "POST", url, body) }

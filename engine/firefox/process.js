@@ -5,11 +5,12 @@
 // globals (not system ones: Marionette's, Firefox's actors'), adopted
 // once something asks for them.
 //
-// The session's settings (allocation tracking, its probability, the GC
-// log) are the parent's sharedData "wdext:memory": every process follows
-// them as they change. A process answers the hub's "wdext:op" messages
-// (drain, gcs, heap, census, tabs, forceWorkers) with JSON, and hands
-// what it logged to the hub as it shuts down ("wdext:kept"). It also puts
+// The session's settings (allocation tracking, its probability, live
+// objects' tracking, the GC log) are the parent's sharedData
+// "wdext:memory": every process follows them as they change. A process
+// answers the hub's "wdext:op" messages (drain, gcs, heap, census, live,
+// tabs, forceWorkers) with JSON, and hands what it logged to the hub as
+// it shuts down ("wdext:kept"). It also puts
 // the Profiler polyfill in its dedicated workers, and gives its windows'
 // profilers their periodic samples (below).
 // Services.wdextDebugger is its face to debugger.js, run in the page's
@@ -25,7 +26,7 @@
   // The log is bounded by wdext's command, which drains it.
   mem.maxAllocationsLogLength = 1000000;
   let gcs = [];
-  let settings = {track: false, p: 1, gclog: false};
+  let settings = {track: false, p: 1, live: false, gclog: false};
 
   // web: g is a web page's global, in a process for web pages (not the
   // extensions' or Firefox's own pages').
@@ -53,13 +54,16 @@
   function apply(s) {
     if (!s) return;
     settings = s;
-    if (s.track || s.gclog) adoptAll();
-    mem.allocationSamplingProbability = s.p;
-    if (mem.trackingAllocationSites !== s.track) {
+    // Live objects (s.live) need every allocation's stack: while they
+    // are tracked, allocations are sampled at probability 1.
+    const track = s.track || s.live;
+    if (track || s.gclog) adoptAll();
+    mem.allocationSamplingProbability = s.live ? 1 : s.p;
+    if (mem.trackingAllocationSites !== track) {
       // What was logged before goes (drainAllocationsLog throws once
       // tracking is off).
       if (mem.trackingAllocationSites) mem.drainAllocationsLog();
-      mem.trackingAllocationSites = s.track;
+      mem.trackingAllocationSites = track;
       clearLog();
     }
     mem.onGarbageCollection = s.gclog ? stats => { gcs.push(stats); } : undefined;
@@ -137,6 +141,11 @@
   };
   function readLog() {
     if (!mem.trackingAllocationSites) return;
+    if (!settings.track) {
+      // Tracking for live objects alone: no one asked for the log.
+      mem.drainAllocationsLog();
+      return;
+    }
     const stack = stacks();
     if (mem.allocationsLogOverflowed) logged.dropped++;
     for (const e of mem.drainAllocationsLog()) {
@@ -167,10 +176,36 @@
     logged = columns();
     index = new Map();
   }
+  // drain is the log since the last drain, and the probability it was
+  // sampled at.
   function drain() {
     readLog();
     const out = logged;
+    out.p = mem.allocationSamplingProbability;
     clearLog();
+    return out;
+  }
+  // live is what is alive of the objects allocated while tracking ran,
+  // after a full collection: SpiderMonkey's census by allocation stack
+  // and object class, each group's count and bytes (the cells and what
+  // they own), a stack of the driver's left out as in the log.
+  function live() {
+    adoptAll();
+    Cu.forceGC();
+    Cu.forceCC();
+    Cu.forceGC();
+    const count = {by: "count", count: true, bytes: true};
+    const census = mem.takeCensus({breakdown: {by: "allocationStack", then: {by: "objectClass", then: count, other: count}, noStack: {by: "count"}}});
+    const stack = stacks();
+    const out = [];
+    for (const [frame, byClass] of census) {
+      if (frame === "noStack" || !frame) continue;
+      const st = stack(frame);
+      if (firefoxCode(st)) continue;
+      for (const k of Object.keys(byClass)) {
+        if (k !== "other") out.push({stack: st, class: k, count: byClass[k].count, bytes: byClass[k].bytes});
+      }
+    }
     return out;
   }
   Services.obs.addObserver(readLog, "inner-window-destroyed");
@@ -360,6 +395,8 @@
       return {collecting: settings.gclog, gcs: gcs.splice(0)};
     case "heap":
       return heap();
+    case "live":
+      return live();
     case "census":
       adoptAll();
       return plain(arg ? mem.takeCensus({breakdown: arg}) : mem.takeCensus(), stacks());

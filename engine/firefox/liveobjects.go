@@ -1,0 +1,108 @@
+package firefox
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wdext/wdext/engine"
+	"github.com/wdext/wdext/wire"
+)
+
+// liveGroup is one group of process.js's "live": the live objects of one
+// class allocated at one stack.
+type liveGroup struct {
+	Stack []wire.Frame `json:"stack"`
+	Class string       `json:"class"`
+	Count int64        `json:"count"`
+	Bytes int64        `json:"bytes"`
+}
+
+// liveTracking is live object tracking in the page's content process,
+// between live-objects/start and stop.
+type liveTracking struct {
+	e *Engine
+	// before is what was alive at the start with an allocation stack,
+	// when the allocation log already tracked sites; nil otherwise.
+	before map[liveKey]liveGroup
+}
+
+// liveKey identifies a group: its class and stack.
+type liveKey struct {
+	class, stack string
+}
+
+func keyOf(g liveGroup) liveKey { return liveKey{g.Class, fmt.Sprint(g.Stack)} }
+
+// StartLiveObjects has SpiderMonkey record the allocation stack of
+// every object allocated from now on in every content process (at
+// probability 1), which takeCensus groups by. When the allocation log
+// already tracked sites, the objects alive now with a stack are counted
+// first, and a group at the stop is what is alive then less what was at
+// the start (an object of the start that died makes room for a new one
+// of its group).
+func (e *Engine) StartLiveObjects(ctx context.Context) (engine.LiveObjectTracking, error) {
+	l := &liveTracking{e: e}
+	var logging bool
+	if _, err := e.set(ctx, func(s *settings) { logging = s.Track; s.Live = true }); err != nil {
+		return nil, err
+	}
+	if logging {
+		groups, err := l.groups(ctx)
+		if err != nil {
+			l.end(ctx)
+			return nil, err
+		}
+		l.before = map[liveKey]liveGroup{}
+		for _, g := range groups {
+			l.before[keyOf(g)] = g
+		}
+	}
+	return l, nil
+}
+
+// groups is process.js's "live" in the page's process.
+func (l *liveTracking) groups(ctx context.Context) ([]liveGroup, error) {
+	r, err := ask[[]liveGroup](ctx, l.e, "live", nil, "page")
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Answers) == 0 {
+		return nil, wire.Errorf(wire.UnknownError, "live objects: the page's content process went away")
+	}
+	return r.Answers[0].Value, r.Answers[0].err()
+}
+
+// end stops the tracking in every process.
+func (l *liveTracking) end(ctx context.Context) error {
+	_, err := l.e.set(ctx, func(s *settings) { s.Live = false })
+	return err
+}
+
+// Stop collects garbage in the page's process, groups its live objects
+// that have an allocation stack by stack and class (SpiderMonkey's
+// objectClass: "Object" for instances of a class), and stops tracking.
+// Objects the driver's code allocated in the page's realm are left out.
+func (l *liveTracking) Stop(ctx context.Context) (wire.LiveObjects, error) {
+	groups, err := l.groups(ctx)
+	if err2 := l.end(ctx); err == nil {
+		err = err2
+	}
+	if err != nil {
+		return wire.LiveObjects{}, err
+	}
+	out := wire.LiveObjects{LiveObjects: []wire.LiveObjectGroup{}}
+	for _, g := range groups {
+		if b, ok := l.before[keyOf(g)]; ok {
+			g.Count -= b.Count
+			g.Bytes -= b.Bytes
+		}
+		if g.Count <= 0 {
+			continue
+		}
+		out.LiveObjects = append(out.LiveObjects, wire.LiveObjectGroup{CreatedFrom: g.Stack, Class: g.Class, Count: g.Count, InstanceSize: max(g.Bytes, 0)})
+		out.Count += g.Count
+		out.InstanceSize += max(g.Bytes, 0)
+	}
+	out.Sort()
+	return out, nil
+}

@@ -1,0 +1,69 @@
+package firefox_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tebeka/selenium"
+	"gotest.tools/v3/assert"
+
+	"github.com/wdext/wdext/webdriver/wdclient"
+	"github.com/wdext/wdext/wire"
+)
+
+// Live objects on Firefox are SpiderMonkey's census by allocation stack
+// of what was allocated between start and stop and is alive at the stop:
+// a Selenium click that keeps 1000 Foo counts them at make(), as
+// "Object" (objectClass), and not the 500 objects the page made as it
+// loaded, nor what Marionette's element commands made in the page.
+func TestLiveObjects(t *testing.T) {
+	url, _ := start(t)
+	wd, pages, s := formSession(t, url)
+	check := func(t *testing.T) {
+		assert.NilError(t, wd.Get(pages.A+"/firefox/alloc.html"))
+		assert.NilError(t, wdclient.StartLiveObjects(wd))
+		button, err := wd.FindElement(selenium.ByID, "make")
+		assert.NilError(t, err)
+		assert.NilError(t, button.Click())
+		live, err := wdclient.StopLiveObjects(wd)
+		assert.NilError(t, err)
+		var foo, kept *wire.LiveObjectGroup
+		for i, g := range live.LiveObjects {
+			assert.Assert(t, len(g.CreatedFrom) > 0, "%+v", g)
+			src := g.CreatedFrom[0].Source
+			assert.Assert(t, !strings.HasPrefix(src, "chrome:") && !strings.HasPrefix(src, "resource:"), "the driver's: %+v", g)
+			assert.Assert(t, g.CreatedFrom[0].FunctionDisplayName != "load", "made before the start: %+v", g)
+			if g.CreatedFrom[0].FunctionDisplayName == "make" && strings.HasSuffix(src, "/firefox/alloc.html") {
+				switch g.Class {
+				case "Object":
+					foo = &live.LiveObjects[i]
+				case "Array":
+					kept = &live.LiveObjects[i]
+				}
+			}
+		}
+		assert.Assert(t, foo != nil, "no Object at make(): %+v", live)
+		assert.Equal(t, foo.Count, int64(1000), "%+v", *foo)
+		assert.Assert(t, foo.InstanceSize >= 1000*24, "%+v", *foo)
+		assert.Assert(t, kept != nil, "no Array at make(): %+v", live)
+		assert.Equal(t, kept.Count, int64(1), "%+v", *kept)
+		assert.Assert(t, live.Count >= 1001, "%+v", live)
+	}
+	t.Run("alone", check)
+	// With the allocation log on from before the page loaded, the 500
+	// objects of load() have stacks too: they are counted at the start
+	// and taken off.
+	t.Run("beside the allocation log", func(t *testing.T) {
+		status, body := post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": true, "allocationSamplingProbability": 0.5}`)
+		assert.Equal(t, status, 200, body)
+		check(t)
+		// The log samples at 1 while live objects are tracked, and says so.
+		status, body = post(t, s+"/wdext/memory/allocations/drain", `{}`)
+		assert.Equal(t, status, 200, body)
+		status, body = post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": false}`)
+		assert.Equal(t, status, 200, body)
+	})
+	status, body := post(t, s+"/wdext/memory/live-objects/stop", `{}`)
+	assert.Equal(t, status, 500, body)
+	assert.Assert(t, strings.Contains(body, `"error":"unsupported operation"`), body)
+}
