@@ -53,12 +53,18 @@ func newPage(cacheEntries int) *page {
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
+// node adds a node of a new id, held by nothing yet.
+func (p *page) node(typ, name string, size int64) int {
+	n := p.g.Node(typ, name, p.nextID, size)
+	p.nextID += 2
+	return n
+}
+
 // add adds n objects of class to the store array, from element index at.
 func (p *page) add(class string, n, at int) []int {
 	var out []int
 	for k := range n {
-		o := p.g.Node("object", class, p.nextID, 24)
-		p.nextID += 2
+		o := p.node("object", class, 24)
 		p.g.Element(p.store, "element", at+k, o)
 		out = append(out, o)
 	}
@@ -295,12 +301,7 @@ func TestRetainedByAnotherLeak(t *testing.T) {
 	b := newPage(0)
 	f := newPage(0)
 	g := f.g
-	id := uint32(4001)
-	node := func(typ, name string, size int64) int {
-		n := g.Node(typ, name, id, size)
-		id += 2
-		return n
-	}
+	node := f.node
 	var after []Listener
 	for k := range 3 {
 		timer := node("closure", "tick", 32)
@@ -312,11 +313,12 @@ func TestRetainedByAnotherLeak(t *testing.T) {
 		for r := range 4 {
 			g.Element(rows, "element", r, node("object", "Row", 8))
 		}
+		handlerID := f.nextID
 		handler := node("closure", "onCustom", 32)
 		g.Element(0, "element", 10+k, handler)
 		big := node("object", "Array", 1000)
 		g.Edge(handler, "context", "big", big)
-		after = append(after, Listener{"Window", "custom", id - 4})
+		after = append(after, Listener{"Window", "custom", handlerID})
 	}
 	r := find(t, Input{Baseline: sum(t, b.g), Final: build(t, f.g), Iterations: 3,
 		ListenersBefore: []Listener{}, ListenersAfter: after})
@@ -337,12 +339,7 @@ func TestEventListenersUnnamedHandlers(t *testing.T) {
 	check := func(types ...string) wire.LeakReport {
 		f := newPage(0)
 		g := f.g
-		id := uint32(4001)
-		node := func(typ, name string, size int64) int {
-			n := g.Node(typ, name, id, size)
-			id += 2
-			return n
-		}
+		node := f.node
 		var after []Listener
 		for _, typ := range types {
 			handler := node("closure", "Function", 32)
@@ -378,12 +375,7 @@ func TestHeldByHandlers(t *testing.T) {
 	b := newPage(0)
 	f := newPage(0)
 	g := f.g
-	id := uint32(4001)
-	node := func(typ, name string, size int64) int {
-		n := g.Node(typ, name, id, size)
-		id += 2
-		return n
-	}
+	node := f.node
 	var after []Listener
 	for k := range 3 {
 		handler := node("closure", "Function", 32)
