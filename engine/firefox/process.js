@@ -10,9 +10,9 @@
 // "wdext:memory": every process follows them as they change. A process
 // answers the hub's "wdext:op" messages (drain, gcs, heap, census, live,
 // tabs, forceWorkers) with JSON, and hands what it logged to the hub as
-// it shuts down ("wdext:kept"). It also puts
-// the Profiler polyfill in its dedicated workers, and gives its windows'
-// profilers their periodic samples (below).
+// it shuts down ("wdext:kept"). It also puts the Profiler polyfill in its
+// dedicated workers, and gives its windows' profilers their periodic
+// samples (below).
 // Services.wdextDebugger is its face to debugger.js, run in the page's
 // process, which asks the other processes through the hub.
 (function () {

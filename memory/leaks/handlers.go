@@ -13,7 +13,7 @@ func (c *comparison) unnamedHandlers(target string) []int {
 	var out []int
 	for _, t := range c.targetNodes(target) {
 		for e := range c.f.Edges(t) {
-			if e.Type == "internal" && c.f.Type(e.To) == "closure" && c.isNew(e.To) && hasScope(c, e.To) {
+			if e.Type == "internal" && c.f.Type(e.To) == "closure" && c.isNew(e.To) && c.hasScope(e.To) {
 				out = append(out, e.To)
 			}
 		}
@@ -47,7 +47,8 @@ func (c *comparison) targetNodes(target string) []int {
 	return docs
 }
 
-func hasScope(c *comparison, fn int) bool {
+// hasScope tells whether function fn has a scope of its own.
+func (c *comparison) hasScope(fn int) bool {
 	for e := range c.f.Edges(fn) {
 		if e.Type == "internal" && e.Name == "context" {
 			return true
