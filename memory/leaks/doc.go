@@ -27,7 +27,9 @@
 //   - What only the WebDriver machinery holds (V8's "DevTools console"
 //     global handles, chromedriver's ret_nodes, se_exportedFunctionSymbol
 //     and cdc_ globals) is never a leak: see driver. A WeakMap's value is
-//     held by its key's edge only (ephemeronValue).
+//     held by its key's edge only (ephemeronValue). Nor is what no strong
+//     path from the engine's root reaches (engineHeld: V8's allocation
+//     sites' literal boilerplates).
 //   - Clusters: an objects or detached-dom group splits by its members'
 //     retainer path shapes (see paths.shape), each judged on its own; the
 //     members of those that did not grow are pooled and judged once more

@@ -95,8 +95,9 @@ func Find(in Input) (wire.LeakReport, error) {
 		c.beginTree(d) // their retained sizes will be wanted
 	}
 	wg.Wait()
-	// What only the WebDriver machinery holds is not the page's.
-	keep := func(i int) bool { return !c.p.driverHeld(i) }
+	// What only the WebDriver machinery holds is not the page's, nor
+	// what only the engine does.
+	keep := func(i int) bool { return !c.p.driverHeld(i) && !c.p.engineHeld(i) }
 	if in.PageOnly {
 		keep = c.p.fromPage
 	}
