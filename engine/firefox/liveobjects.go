@@ -99,9 +99,10 @@ func (l *liveTracking) Stop(ctx context.Context) (wire.LiveObjects, error) {
 		if g.Count <= 0 {
 			continue
 		}
-		out.LiveObjects = append(out.LiveObjects, wire.LiveObjectGroup{CreatedFrom: g.Stack, Class: g.Class, Count: g.Count, InstanceSize: max(g.Bytes, 0)})
+		bytes := max(g.Bytes, 0)
+		out.LiveObjects = append(out.LiveObjects, wire.LiveObjectGroup{CreatedFrom: g.Stack, Class: g.Class, Count: g.Count, InstanceSize: bytes})
 		out.Count += g.Count
-		out.InstanceSize += max(g.Bytes, 0)
+		out.InstanceSize += bytes
 	}
 	out.Sort()
 	return out, nil

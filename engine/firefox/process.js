@@ -185,15 +185,20 @@
     clearLog();
     return out;
   }
+  // collectAll is a full collection of the process: GC, CC (what only
+  // DOM cycles held), GC again (what the CC freed).
+  function collectAll() {
+    Cu.forceGC();
+    Cu.forceCC();
+    Cu.forceGC();
+  }
   // live is what is alive of the objects allocated while tracking ran,
   // after a full collection: SpiderMonkey's census by allocation stack
   // and object class, each group's count and bytes (the cells and what
   // they own), a stack of the driver's left out as in the log.
   function live() {
     adoptAll();
-    Cu.forceGC();
-    Cu.forceCC();
-    Cu.forceGC();
+    collectAll();
     const count = {by: "count", count: true, bytes: true};
     const census = mem.takeCensus({breakdown: {by: "allocationStack", then: {by: "objectClass", then: count, other: count}, noStack: {by: "count"}}});
     const stack = stacks();
@@ -368,11 +373,7 @@
     const roots = docs.filter(d => d.root);
     collect = collect && roots.some(r => r.top === top);
     const before = roots.map(r => (collect ? jsBytes(r.w) : 0));
-    if (collect) {
-      Cu.forceGC();
-      Cu.forceCC();
-      Cu.forceGC();
-    }
+    if (collect) collectAll();
     return {
       frames: docs.map(({id, parent, top, url, origin}) => ({id, parent, top, url, origin})),
       containers,

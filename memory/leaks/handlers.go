@@ -25,9 +25,9 @@ func (c *comparison) unnamedHandlers(target string) []int {
 // objects, or the documents they hold as "document".
 func (c *comparison) targetNodes(target string) []int {
 	var windows []int
-	for i := range c.f.NodeCount() {
-		if globalName(c.f, i) == "Window" {
-			windows = append(windows, i)
+	for _, g := range c.globals {
+		if globalName(c.f, g) == "Window" {
+			windows = append(windows, g)
 		}
 	}
 	if target == "Window" {
