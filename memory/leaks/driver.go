@@ -44,12 +44,12 @@ import (
 type driver struct {
 	stores []bool       // by node: the global objects' property stores and their cells (asked of every edge)
 	held   map[int]bool // values of the driver's globals that no other global names
-	tool   map[int]bool // functions of DevTools' live-metrics script (edges to them are the tool's)
+	tool   []bool       // by node: functions of DevTools' live-metrics script (edges to them are the tool's)
 }
 
 // newDriver finds the driver's globals among the global objects'.
 func newDriver(s *heapsnapshot.Snapshot, globals []int) *driver {
-	d := &driver{stores: make([]bool, s.NodeCount()), held: map[int]bool{}, tool: map[int]bool{}}
+	d := &driver{stores: make([]bool, s.NodeCount()), held: map[int]bool{}}
 	page := map[int]bool{}
 	var stores []int
 	for _, g := range globals {
@@ -98,7 +98,7 @@ func (d *driver) edge(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) b
 		if d.stores[from] && d.held[e.To] {
 			return true
 		}
-		if browserEntries[s.Name(e.To)] && strings.HasPrefix(s.Name(from), "blink::") {
+		if strings.HasPrefix(s.Name(from), "blink::") && browserEntries[s.Name(e.To)] {
 			return true
 		}
 		return strings.HasSuffix(e.Name, "/ DevTools console") && s.Type(from) == "synthetic" && s.Name(from) == "(Global handles)"
@@ -126,8 +126,8 @@ const liveMetricsSource = "window.devToolsReportSoftNavs = true;"
 
 // liveMetrics finds the functions of DevTools' live-metrics script: the
 // closures whose script's source is that script's.
-func liveMetrics(s *heapsnapshot.Snapshot) map[int]bool {
-	tool := map[int]bool{}
+func liveMetrics(s *heapsnapshot.Snapshot) []bool {
+	tool := make([]bool, s.NodeCount())
 	scripts := map[int]bool{} // by Script node: is it the live-metrics script
 	for i := range s.NodeCount() {
 		if s.Type(i) != "closure" {

@@ -12,8 +12,9 @@ import "github.com/wdext/wdext/wire"
 // WebKitGTK 2.50.6 (a Preact app whose addListener made its big array
 // with Array.from and a mapping arrow of the same scope), the array came
 // back as objects Array beside the listener group, at N = 3, 5, 7 and 10.
-// Members the page does not reach are not held this way.
-func (c *comparison) heldByHandlers(k int, leaks []wire.Leak, m int) bool {
+// Members the page does not reach are not held this way. owner gives
+// each member's leak.
+func (c *comparison) heldByHandlers(k int, leaks []wire.Leak, m int, owner map[int32]int) bool {
 	if !c.p.fromPage(m) {
 		return false
 	}
@@ -21,7 +22,20 @@ func (c *comparison) heldByHandlers(k int, leaks []wire.Leak, m int) bool {
 		if j == k || (l.Kind != wire.LeakEventListeners && l.Kind != wire.LeakTimers) || len(c.members[j]) == 0 {
 			continue
 		}
-		if !c.pageReachWithout(j)[m] {
+		if c.pathEnters(m, j, owner) && !c.pageReachWithout(j)[m] {
+			return true
+		}
+	}
+	return false
+}
+
+// pathEnters tells whether the page search's path to m (paths, which
+// follows the edges and starts from the globals pageReachWithout does)
+// goes through a member of leak j. When it does not, the page reaches m
+// without j's members, and no search is needed.
+func (c *comparison) pathEnters(m, j int, owner map[int32]int) bool {
+	for i := int32(m); i >= 0; i = c.p.parent[i] {
+		if k, ok := owner[i]; ok && k == j {
 			return true
 		}
 	}

@@ -188,7 +188,7 @@ func (c *comparison) retainedByOther(k int, leaks []wire.Leak, owner map[int32]i
 				break
 			}
 		}
-		if !held && !c.heldByHandlers(k, leaks, m) {
+		if !held && !c.heldByHandlers(k, leaks, m, owner) {
 			return false
 		}
 	}

@@ -47,31 +47,33 @@ func retainers(s *heapsnapshot.Snapshot, globals []int, d *driver) *paths {
 	for i := range n {
 		p.parent[i], p.rank[i] = -2, -1
 	}
-	p.bfs(globals, d.not(pageEdge))
+	var met []driverEdge
+	p.bfs(globals, pageEdge, &met)
 	p.pageSearch = int32(len(p.order))
 	if n > 0 {
-		p.bfs([]int{0}, d.not(strongEdge))
+		p.bfs([]int{0}, strongEdge, &met)
 	}
 	p.driverSearch = int32(len(p.order))
-	p.driverReach()
+	p.driverReach(met)
 	p.order = nil
 	return p
 }
 
-// driverReach reaches what only the driver's edges hold: from the nodes
-// reached so far over those edges, then on over any strong edge.
-func (p *paths) driverReach() {
+// A driverEdge is an edge of the driver's that a search met on its way
+// to a node it had not reached: edge k of node from, to node to.
+type driverEdge struct{ from, k, to int32 }
+
+// driverReach reaches what only the driver's edges hold: over the edges
+// the searches met (in the order they met them, as a search over them
+// from the nodes reached so far would), then on over any strong edge.
+func (p *paths) driverReach(met []driverEdge) {
 	head := len(p.order)
-	for _, i := range p.order[:head] {
-		k := int32(0)
-		for e := range p.s.Edges(int(i)) {
-			if p.rank[e.To] < 0 && p.d.edge(p.s, int(i), e) {
-				p.reach(int32(e.To), i, k)
-			}
-			k++
+	for _, e := range met {
+		if p.rank[e.to] < 0 {
+			p.reach(e.to, e.from, e.k)
 		}
 	}
-	p.search(head, strongEdge)
+	p.search(head, strongEdge, nil)
 }
 
 // globalObjects lists the page's and the workers' global objects and
@@ -162,15 +164,16 @@ func pageEdge(s *heapsnapshot.Snapshot, from int, e heapsnapshot.Edge) bool {
 }
 
 // bfs searches breadth first from sources over the edges follow
-// accepts, using p.order as its queue.
-func (p *paths) bfs(sources []int, follow edgeFilter) {
+// accepts, using p.order as its queue; with met non-nil, it leaves out
+// the driver's edges and appends them to *met (see search).
+func (p *paths) bfs(sources []int, follow edgeFilter, met *[]driverEdge) {
 	head := len(p.order)
 	for _, src := range sources {
 		if p.rank[src] < 0 {
 			p.reach(int32(src), -1, -1)
 		}
 	}
-	p.search(head, follow)
+	p.search(head, follow, met)
 }
 
 // reach queues node to, reached from node from (-1 for a source) by its
@@ -181,13 +184,19 @@ func (p *paths) reach(to, from, k int32) {
 	p.order = append(p.order, to)
 }
 
-// search goes on breadth first from the queue's nodes from head on.
-func (p *paths) search(head int, follow edgeFilter) {
+// search goes on breadth first from the queue's nodes from head on. With
+// met non-nil, the driver's edges to nodes not reached yet are not
+// followed but appended to *met, for driverReach.
+func (p *paths) search(head int, follow edgeFilter, met *[]driverEdge) {
 	for ; head < len(p.order); head++ {
 		i := p.order[head]
 		k := int32(0)
 		for e := range p.s.Edges(int(i)) {
-			if p.rank[e.To] < 0 && follow(p.s, int(i), e) {
+			switch {
+			case p.rank[e.To] >= 0:
+			case met != nil && p.d.edge(p.s, int(i), e):
+				*met = append(*met, driverEdge{i, k, int32(e.To)})
+			case follow(p.s, int(i), e):
 				p.reach(int32(e.To), i, k)
 			}
 			k++
