@@ -3,6 +3,7 @@ package firefox
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/wdext/wdext/engine"
 	"github.com/wdext/wdext/wire"
@@ -26,12 +27,41 @@ type liveTracking struct {
 	before map[liveKey]liveGroup
 }
 
-// liveKey identifies a group: its class and stack.
+// liveKey identifies a group: its class and the functions of its stack,
+// by script and name. Positions are left out: SpiderMonkey's optimizing
+// tier gives an allocation in a hot loop the position of the loop's
+// head (measured on ESR 153: of 1,000,000 "new Foo(i)" in one loop,
+// 3,311 at the "new" and 996,689 at the loop's condition, one line up).
+// V8's allocation stacks, too, name functions and not positions.
 type liveKey struct {
 	class, stack string
 }
 
-func keyOf(g liveGroup) liveKey { return liveKey{g.Class, fmt.Sprint(g.Stack)} }
+func keyOf(g liveGroup) liveKey {
+	var b strings.Builder
+	for _, f := range g.Stack {
+		fmt.Fprintf(&b, "%q %q %d\n", f.Source, f.FunctionDisplayName, f.SourceID)
+	}
+	return liveKey{g.Class, b.String()}
+}
+
+// merged is groups with the same key (keyOf) made one, with the stack
+// of the largest of them.
+func merged(groups []liveGroup) map[liveKey]liveGroup {
+	out := map[liveKey]liveGroup{}
+	for _, g := range groups {
+		k := keyOf(g)
+		if m, ok := out[k]; ok {
+			if m.Count > g.Count {
+				g.Stack = m.Stack
+			}
+			g.Count += m.Count
+			g.Bytes += m.Bytes
+		}
+		out[k] = g
+	}
+	return out
+}
 
 // StartLiveObjects has SpiderMonkey record the allocation stack of
 // every object allocated from now on in every content process (at
@@ -52,10 +82,7 @@ func (e *Engine) StartLiveObjects(ctx context.Context) (engine.LiveObjectTrackin
 			l.end(ctx)
 			return nil, err
 		}
-		l.before = map[liveKey]liveGroup{}
-		for _, g := range groups {
-			l.before[keyOf(g)] = g
-		}
+		l.before = merged(groups)
 	}
 	return l, nil
 }
@@ -91,8 +118,8 @@ func (l *liveTracking) Stop(ctx context.Context) (wire.LiveObjects, error) {
 		return wire.LiveObjects{}, err
 	}
 	out := wire.LiveObjects{LiveObjects: []wire.LiveObjectGroup{}}
-	for _, g := range groups {
-		if b, ok := l.before[keyOf(g)]; ok {
+	for k, g := range merged(groups) {
+		if b, ok := l.before[k]; ok {
 			g.Count -= b.Count
 			g.Bytes -= b.Bytes
 		}

@@ -1,6 +1,7 @@
 package firefox_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -19,8 +20,8 @@ import (
 func TestLiveObjects(t *testing.T) {
 	url, _ := start(t)
 	wd, pages, s := formSession(t, url)
-	check := func(t *testing.T) {
-		assert.NilError(t, wd.Get(pages.A+"/firefox/alloc.html"))
+	checkN := func(t *testing.T, n int64) {
+		assert.NilError(t, wd.Get(fmt.Sprintf("%s/firefox/alloc.html?n=%d", pages.A, n)))
 		assert.NilError(t, wdclient.StartLiveObjects(wd))
 		button, err := wd.FindElement(selenium.ByID, "make")
 		assert.NilError(t, err)
@@ -33,7 +34,7 @@ func TestLiveObjects(t *testing.T) {
 			src := g.CreatedFrom[0].Source
 			assert.Assert(t, !strings.HasPrefix(src, "chrome:") && !strings.HasPrefix(src, "resource:"), "the driver's: %+v", g)
 			assert.Assert(t, g.CreatedFrom[0].FunctionDisplayName != "load", "made before the start: %+v", g)
-			if g.CreatedFrom[0].FunctionDisplayName == "make" && strings.HasSuffix(src, "/firefox/alloc.html") {
+			if g.CreatedFrom[0].FunctionDisplayName == "make" && strings.Contains(src, "/firefox/alloc.html?") {
 				switch g.Class {
 				case "Object":
 					foo = &live.LiveObjects[i]
@@ -43,13 +44,17 @@ func TestLiveObjects(t *testing.T) {
 			}
 		}
 		assert.Assert(t, foo != nil, "no Object at make(): %+v", live)
-		assert.Equal(t, foo.Count, int64(1000), "%+v", *foo)
-		assert.Assert(t, foo.InstanceSize >= 1000*24, "%+v", *foo)
+		assert.Equal(t, foo.Count, n, "%+v", *foo)
+		assert.Assert(t, foo.InstanceSize >= n*24, "%+v", *foo)
 		assert.Assert(t, kept != nil, "no Array at make(): %+v", live)
 		assert.Equal(t, kept.Count, int64(1), "%+v", *kept)
-		assert.Assert(t, live.Count >= 1001, "%+v", live)
+		assert.Assert(t, live.Count >= n+1, "%+v", live)
 	}
+	check := func(t *testing.T) { checkN(t, 1000) }
 	t.Run("alone", check)
+	// A loop hot enough for the optimizing tier, whose allocations
+	// SpiderMonkey places at the loop's head: one group still.
+	t.Run("a hot loop", func(t *testing.T) { checkN(t, 100_000) })
 	// With the allocation log on from before the page loaded, the 500
 	// objects of load() have stacks too: they are counted at the start
 	// and taken off.
