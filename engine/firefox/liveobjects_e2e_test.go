@@ -1,6 +1,7 @@
 package firefox_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -67,6 +68,41 @@ func TestLiveObjects(t *testing.T) {
 		assert.Equal(t, status, 200, body)
 		status, body = post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": false}`)
 		assert.Equal(t, status, 200, body)
+	})
+	// Tracked for live objects alone, SpiderMonkey's log is one entry
+	// long and overflows at every allocation: a log asked for then starts
+	// empty, and is not overflowed.
+	t.Run("a log asked for during the tracking", func(t *testing.T) {
+		assert.NilError(t, wd.Get(pages.A+"/firefox/alloc.html"))
+		assert.NilError(t, wdclient.StartLiveObjects(wd))
+		click := func() {
+			button, err := wd.FindElement(selenium.ByID, "make")
+			assert.NilError(t, err)
+			assert.NilError(t, button.Click())
+		}
+		click()
+		status, body := post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": true, "allocationSamplingProbability": 1}`)
+		assert.Equal(t, status, 200, body)
+		click()
+		status, body = post(t, s+"/wdext/memory/allocations/drain", `{}`)
+		assert.Equal(t, status, 200, body)
+		var log struct {
+			Value wire.AllocationsLog `json:"value"`
+		}
+		assert.NilError(t, json.Unmarshal([]byte(body), &log))
+		assert.Assert(t, !log.Value.Overflowed, "%d entries", len(log.Value.Log))
+		inMake := 0
+		for _, e := range log.Value.Log {
+			if e.Frame != nil && e.Frame.FunctionDisplayName == "make" {
+				inMake++
+			}
+		}
+		assert.Assert(t, inMake >= 1000 && inMake < 2000, "%d of %d entries in make(): the second click's only", inMake, len(log.Value.Log))
+		status, body = post(t, s+"/wdext/memory/allocations", `{"trackingAllocationSites": false}`)
+		assert.Equal(t, status, 200, body)
+		live, err := wdclient.StopLiveObjects(wd)
+		assert.NilError(t, err)
+		assert.Assert(t, live.Count >= 1001, "%+v", live)
 	})
 	status, body := post(t, s+"/wdext/memory/live-objects/stop", `{}`)
 	assert.Equal(t, status, 500, body)

@@ -63,11 +63,13 @@
     // Live objects alone need no log: SpiderMonkey's is kept to one
     // entry, which it drops as the next comes (measured on ESR 153:
     // draining the 1,000,000 entries of a click that kept 1,000,000
-    // objects took 6.5 s). A log asked for starts empty.
+    // objects took 6.5 s). A log asked for starts empty, and one no
+    // longer asked for goes, with what was read of it.
     const length = s.track ? logLength : 1;
     if (mem.maxAllocationsLogLength !== length) {
       if (mem.trackingAllocationSites) mem.drainAllocationsLog();
       mem.maxAllocationsLogLength = length;
+      clearLog();
     }
     if (mem.trackingAllocationSites !== track) {
       // What was logged before goes (drainAllocationsLog throws once
